@@ -1,0 +1,353 @@
+//! The built-in data: window derivation, parameter grids and the deterministic GBM generator.
+//! The generator uses only IEEE-exact operations (+, -, *, /, sqrt) so every machine makes the same bytes.
+
+use crate::{Combo, KernelError};
+use std::fmt;
+use std::str::FromStr;
+
+pub const DEFAULT_BARS: usize = 150_000;
+pub const DEFAULT_SEED: u64 = 42;
+pub const DEFAULT_SIGMA: f64 = 0.001;
+/// The default grid: 80 lengths from 6 to 200.
+pub const DEFAULT_GRID: GridSpec = GridSpec {
+    lo: 6,
+    hi: 200,
+    k: 80,
+};
+
+/// The six windows the spec derives from one grid length `L`.
+pub fn derive_windows(l: i64) -> Combo {
+    let half = (l / 2).max(1);
+    let sqrt = if l > 0 { l.isqrt().max(1) } else { 1 };
+    [l, half, sqrt, l, half, (l / 3).max(1)]
+}
+
+/// `k` lengths spread evenly over `[lo, hi]` (rounded half up), written `LO:HI:K`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridSpec {
+    pub lo: i64,
+    pub hi: i64,
+    pub k: usize,
+}
+
+impl GridSpec {
+    /// The grid lengths `L_j = lo + round((hi - lo) * j / (k - 1))`, `j = 0..k`.
+    pub fn lengths(&self) -> Result<Vec<i64>, KernelError> {
+        let bad = |detail: String| Err(KernelError::BadGrid { detail });
+        if self.lo < 1 {
+            return bad(format!("LO = {} must be >= 1", self.lo));
+        }
+        if self.hi < self.lo {
+            return bad(format!("HI = {} must be >= LO = {}", self.hi, self.lo));
+        }
+        if self.k < 1 {
+            return bad("K = 0 must be >= 1".to_string());
+        }
+        if self.k == 1 {
+            return Ok(vec![self.lo]);
+        }
+        // Integer arithmetic: round-half-up of span*j/(k-1) without float rounding questions.
+        let span = i128::from(self.hi - self.lo);
+        let den = self.k as i128 - 1;
+        Ok((0..self.k as i128)
+            .map(|j| self.lo + ((2 * span * j + den) / (2 * den)) as i64)
+            .collect())
+    }
+}
+
+impl fmt::Display for GridSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.lo, self.hi, self.k)
+    }
+}
+
+impl FromStr for GridSpec {
+    type Err = KernelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = |why: &str| KernelError::BadGrid {
+            detail: format!("{s:?} {why}; expected LO:HI:K, for example 6:200:80"),
+        };
+        let parts: Vec<&str> = s.split(':').collect();
+        let [lo, hi, k] = parts[..] else {
+            return Err(bad("does not have three parts"));
+        };
+        let spec = GridSpec {
+            lo: lo.trim().parse().map_err(|_| bad("has a non-integer LO"))?,
+            hi: hi.trim().parse().map_err(|_| bad("has a non-integer HI"))?,
+            k: k.trim().parse().map_err(|_| bad("has a non-integer K"))?,
+        };
+        spec.lengths()?;
+        Ok(spec)
+    }
+}
+
+/// Expands a grid spec into combos with [`derive_windows`].
+pub fn grid(spec: GridSpec) -> Result<Vec<Combo>, KernelError> {
+    Ok(spec.lengths()?.into_iter().map(derive_windows).collect())
+}
+
+/// The default 80-combo grid.
+pub fn default_params() -> Vec<Combo> {
+    grid(DEFAULT_GRID).expect("the default grid is valid")
+}
+
+/// The default 150,000-bar series (seed 42, sigma 0.001).
+pub fn default_close() -> Vec<f64> {
+    gbm(DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA).expect("the default series is valid")
+}
+
+/// Geometric Brownian motion: `close[0] = 100`, `close[i] = close[i-1] * exp(sigma*z - sigma^2/2)`.
+///
+/// Deterministic on every IEEE-754 machine: xoshiro256** seeded by SplitMix64, normals by the
+/// Marsaglia polar method, and `exp`/`ln` evaluated here by fixed polynomials rather than the
+/// platform's libm (whose last-bit rounding differs between systems).
+pub fn gbm(bars: usize, seed: u64, sigma: f64) -> Result<Vec<f64>, KernelError> {
+    let bad = |detail: String| Err(KernelError::BadGenerator { detail });
+    if bars == 0 {
+        return bad("bars = 0: the series needs at least one bar".to_string());
+    }
+    if !(sigma.is_finite() && (0.0..=1.0).contains(&sigma)) {
+        return bad(format!("sigma = {sigma} must be in [0, 1]"));
+    }
+    let mut rng = Normal::new(seed);
+    let drift = sigma * sigma / 2.0;
+    let mut close = Vec::with_capacity(bars);
+    let mut price = 100.0;
+    close.push(price);
+    for i in 1..bars {
+        price *= det_exp(sigma * rng.next() - drift);
+        if !(price.is_finite() && price > 0.0) {
+            return bad(format!(
+                "sigma = {sigma} is too large for {bars} bars: the price left the f64 range at bar {i}"
+            ));
+        }
+        close.push(price);
+    }
+    Ok(close)
+}
+
+/// FNV-1a over the little-endian bytes of a series: the golden checksum of generated data.
+pub fn fnv1a64(values: &[f64]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for v in values {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Standard normals from xoshiro256** by the polar method (pairs, the second one cached).
+struct Normal {
+    s: [u64; 4],
+    spare: Option<f64>,
+}
+
+impl Normal {
+    fn new(seed: u64) -> Self {
+        let mut x = seed;
+        let mut splitmix = || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        Normal {
+            s: [splitmix(), splitmix(), splitmix(), splitmix()],
+            spare: None,
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        let s = &mut self.s;
+        let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s[1] << 17;
+        s[2] ^= s[0];
+        s[3] ^= s[1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        result
+    }
+
+    /// Uniform in `[0, 1)` with 53 random bits.
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    fn next(&mut self) -> f64 {
+        if let Some(z) = self.spare.take() {
+            return z;
+        }
+        loop {
+            let u = 2.0 * self.uniform() - 1.0;
+            let v = 2.0 * self.uniform() - 1.0;
+            let s = u * u + v * v;
+            if s > 0.0 && s < 1.0 {
+                let f = (-2.0 * det_ln(s) / s).sqrt();
+                self.spare = Some(v * f);
+                return u * f;
+            }
+        }
+    }
+}
+
+const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+
+/// `2^k` for `k` in the normal exponent range, built from its bits (exact).
+fn pow2(k: i64) -> f64 {
+    debug_assert!((-1022..=1023).contains(&k));
+    f64::from_bits(((1023 + k) as u64) << 52)
+}
+
+/// `exp(x)` from IEEE-exact operations: Cody-Waite reduction by ln 2, then a degree-13 Taylor
+/// polynomial on `|r| <= ln2/2` (truncation error below 1e-17 relative).
+fn det_exp(x: f64) -> f64 {
+    if x < -700.0 {
+        return 0.0;
+    }
+    if x > 700.0 {
+        return f64::INFINITY;
+    }
+    let k = (x / (LN2_HI + LN2_LO) + if x < 0.0 { -0.5 } else { 0.5 }) as i64;
+    let kf = k as f64;
+    let r = (x - kf * LN2_HI) - kf * LN2_LO;
+    let mut p = 1.0;
+    for n in (1..=13).rev() {
+        p = 1.0 + p * r / n as f64;
+    }
+    p * pow2(k)
+}
+
+/// `ln(x)` for finite `x > 0` from IEEE-exact operations: split off the binary exponent, then
+/// `ln(m) = 2 atanh((m-1)/(m+1))` by its series, with `m` in `[sqrt(2)/2, sqrt(2))`.
+fn det_ln(x: f64) -> f64 {
+    debug_assert!(x > 0.0 && x.is_finite());
+    let mut x = x;
+    let mut e: i64 = 0;
+    if x < f64::MIN_POSITIVE {
+        x *= pow2(54);
+        e -= 54;
+    }
+    let bits = x.to_bits();
+    e += ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023u64 << 52));
+    if m > std::f64::consts::SQRT_2 {
+        m /= 2.0;
+        e += 1;
+    }
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut series = 0.0;
+    for j in (0..14).rev() {
+        series = 1.0 / (2 * j + 1) as f64 + s2 * series;
+    }
+    let ef = e as f64;
+    ef * LN2_HI + (2.0 * s * series + ef * LN2_LO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_grid_matches_spec() {
+        let lengths = DEFAULT_GRID.lengths().unwrap();
+        assert_eq!(lengths.len(), 80);
+        assert_eq!(&lengths[..3], &[6, 8, 11]);
+        assert_eq!(*lengths.last().unwrap(), 200);
+        for (k, l) in lengths.iter().enumerate() {
+            let want = (6.0 + 194.0 * k as f64 / 79.0).round() as i64;
+            assert_eq!(*l, want, "k = {k}");
+        }
+        assert_eq!(derive_windows(200), [200, 100, 14, 200, 100, 66]);
+        assert_eq!(derive_windows(1), [1, 1, 1, 1, 1, 1]);
+        assert_eq!(derive_windows(16), [16, 8, 4, 16, 8, 5]);
+    }
+
+    #[test]
+    fn grid_parse_errors_name_the_input() {
+        assert_eq!("6:200:80".parse::<GridSpec>().unwrap(), DEFAULT_GRID);
+        for bad in [
+            "6:200",
+            "a:200:80",
+            "6:2:80",
+            "0:10:3",
+            "6:200:0",
+            "6:200:80:1",
+        ] {
+            let e = bad.parse::<GridSpec>().unwrap_err().to_string();
+            assert!(e.starts_with("bad grid"), "{bad}: {e}");
+        }
+        assert!(
+            "6:200:x"
+                .parse::<GridSpec>()
+                .unwrap_err()
+                .to_string()
+                .contains("6:200:x")
+        );
+    }
+
+    #[test]
+    fn det_exp_and_ln_agree_with_libm_to_a_few_ulps() {
+        for i in -2000..2000 {
+            let x = i as f64 * 0.0137;
+            let (a, b) = (det_exp(x), x.exp());
+            assert!(((a - b) / b).abs() < 4e-16, "exp({x}): {a} vs {b}");
+        }
+        for i in 1..4000 {
+            let x = i as f64 / 3999.0;
+            let (a, b) = (det_ln(x), x.ln());
+            assert!(
+                (a - b).abs() < 4e-16 * b.abs().max(1.0),
+                "ln({x}): {a} vs {b}"
+            );
+        }
+        assert!((det_ln(1e-310) - 1e-310f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn normals_look_normal() {
+        let mut rng = Normal::new(7);
+        let n = 200_000;
+        let z: Vec<f64> = (0..n).map(|_| rng.next()).collect();
+        let mean = z.iter().sum::<f64>() / n as f64;
+        let var = z.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+        assert!(mean.abs() < 0.01, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.01, "var {var}");
+    }
+
+    /// The golden checksum: if this moves, every fixture and report built on the default data is stale.
+    #[test]
+    fn default_series_is_pinned() {
+        let close = default_close();
+        assert_eq!(close.len(), DEFAULT_BARS);
+        assert_eq!(close[0], 100.0);
+        assert_eq!(
+            fnv1a64(&close),
+            GOLDEN_DEFAULT_FNV,
+            "default series drifted"
+        );
+        assert_eq!(close[1].to_bits(), GOLDEN_BAR1_BITS);
+        assert_eq!(close[DEFAULT_BARS - 1].to_bits(), GOLDEN_LAST_BITS);
+    }
+
+    #[test]
+    fn generator_refuses_bad_arguments() {
+        assert!(gbm(0, 1, 0.001).is_err());
+        assert!(gbm(10, 1, -0.1).is_err());
+        assert!(gbm(10, 1, f64::NAN).is_err());
+        let e = gbm(150_000, 1, 1.0).unwrap_err().to_string();
+        assert!(e.contains("too large"), "{e}");
+        assert_eq!(gbm(5, 9, 0.0).unwrap(), vec![100.0; 5]);
+    }
+
+    const GOLDEN_DEFAULT_FNV: u64 = 0x23d1_1bfd_93b8_b606;
+    const GOLDEN_BAR1_BITS: u64 = 0x4058_fb59_c6a1_1810;
+    const GOLDEN_LAST_BITS: u64 = 0x4052_b7b9_c80c_c955;
+}

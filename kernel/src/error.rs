@@ -1,0 +1,54 @@
+//! Typed errors for every bad input the spec lists, each naming the offending value and place.
+
+use std::fmt;
+
+/// Why a sweep's inputs were refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelError {
+    /// The series has no bars.
+    EmptySeries,
+    /// A bar is `<= 0` or infinite (NaN is allowed: it is a missing bar).
+    BadPrice { index: usize, value: f64 },
+    /// A window is `< 1`.
+    BadWindow {
+        combo: usize,
+        field: &'static str,
+        value: i64,
+    },
+    /// The fee is NaN or infinite.
+    BadFee(f64),
+    /// A params array that is not `n x 6`.
+    ParamsShape { detail: String },
+    /// A grid spec that cannot expand (`lo > hi`, `lo < 1`, `k < 1`, ...).
+    BadGrid { detail: String },
+    /// A generator argument out of range (no bars, a negative or infinite sigma).
+    BadGenerator { detail: String },
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KernelError::EmptySeries => write!(f, "the close series is empty"),
+            KernelError::BadPrice { index, value } => write!(
+                f,
+                "bad price {value} at index {index}: prices must be finite and > 0 (NaN marks a missing bar)"
+            ),
+            KernelError::BadWindow {
+                combo,
+                field,
+                value,
+            } => write!(
+                f,
+                "bad window {field} = {value} in combo {combo}: every window must be >= 1"
+            ),
+            KernelError::BadFee(fee) => write!(f, "bad fee {fee}: the fee must be a finite number"),
+            KernelError::ParamsShape { detail } => {
+                write!(f, "params must be an n x 6 array of int64: {detail}")
+            }
+            KernelError::BadGrid { detail } => write!(f, "bad grid: {detail}"),
+            KernelError::BadGenerator { detail } => write!(f, "bad generator argument: {detail}"),
+        }
+    }
+}
+
+impl std::error::Error for KernelError {}
