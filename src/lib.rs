@@ -5,3 +5,5 @@ pub use hullsweep_kernel as kernel;
 pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
+
+pub mod io;

@@ -1,9 +1,18 @@
-fn main() {
-    let close = hullsweep::kernel::default_close();
-    println!(
-        "{:#x} {:#x} {:#x}",
-        hullsweep::kernel::fnv1a64(&close),
-        close[1].to_bits(),
-        close[close.len() - 1].to_bits()
-    );
+//! The `hullsweep` command line: generate data, sweep parameters, run the lab.
+
+use clap::Parser;
+use std::process::ExitCode;
+
+mod cli;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line naming the problem: the whole cause chain, no backtrace.
+            eprintln!("hullsweep: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

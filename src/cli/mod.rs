@@ -1,0 +1,30 @@
+//! Subcommand definitions and dispatch; each subcommand lives in its own module.
+
+use clap::{Parser, Subcommand};
+
+mod data;
+mod sweep;
+
+/// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
+///
+/// Start with `hullsweep lab` (the main job, on built-in data), or generate a series with
+/// `hullsweep data` and sweep it with `hullsweep sweep`.
+#[derive(Parser, Debug)]
+#[command(name = "hullsweep", version, arg_required_else_help = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Data(data::Args),
+    Sweep(sweep::Args),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Data(args) => data::run(args),
+        Command::Sweep(args) => sweep::run(args),
+    }
+}
