@@ -196,7 +196,7 @@ impl Normal {
     }
 }
 
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `2^k` for `k` in the normal exponent range, built from its bits (exact).

@@ -106,7 +106,7 @@ pub fn validate(close: &[f64], params: &[Combo], fee_pct: f64) -> Result<(), Ker
 
 /// Reshapes a flat row-major `n x 6` array (as read from `.npy` or the wire) into combos.
 pub fn combos_from_flat(flat: &[i64]) -> Result<Vec<Combo>, KernelError> {
-    if flat.len() % 6 != 0 {
+    if !flat.len().is_multiple_of(6) {
         return Err(KernelError::ParamsShape {
             detail: format!("{} values is not a multiple of 6", flat.len()),
         });
