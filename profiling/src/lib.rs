@@ -1,2 +1,36 @@
-//! The profiling lab: tools that attribute the Rust-vs-numba gap with evidence.
-//! (Flamegraphs, assembly dumps, instruction counts and A/B experiments arrive with the profiling issue.)
+//! The profiling lab: flamegraphs, assembly, instruction counts and interleaved A/B experiments
+//! that attribute the Rust-vs-numba gap, and the `report` that writes `reports/gap.md` from them.
+
+pub mod asm;
+pub mod builds;
+pub mod callgrind;
+pub mod clock;
+#[cfg(feature = "flamegraph")]
+pub mod flame;
+pub mod hypotheses;
+pub mod kernels;
+pub mod report;
+pub mod sysinfo;
+pub mod timing;
+
+use std::path::PathBuf;
+
+/// The workspace root (the profiling crate's parent directory).
+pub fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(PathBuf::from).unwrap_or(here)
+}
+
+/// The Python of the project venv (`HULLSWEEP_PYTHON` overrides), if it exists.
+pub fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("HULLSWEEP_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let p = workspace_root().join(".venv/bin/python");
+    p.exists().then_some(p)
+}
+
+/// The numba worker script shipped with this crate.
+pub fn numba_worker_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("py/numba_worker.py")
+}

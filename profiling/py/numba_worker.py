@@ -1,0 +1,67 @@
+"""Long-lived numba worker for the profiling lab: JIT is paid once, then timed sweeps on demand.
+
+Protocol (one line each way): `run` -> `<seconds> <trades_sum>`; `result` -> JSON pnl/trades;
+`asm DIR` -> writes numba's assembly and LLVM IR for wma/backtest/sweep into DIR; `quit`.
+"""
+
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "reference"))
+
+import numba  # noqa: E402
+import llvmlite  # noqa: E402
+import hullsweep_ref as ref  # noqa: E402
+
+
+def main():
+    close = np.fromfile(sys.argv[1], dtype="<f8")
+    params = np.fromfile(sys.argv[2], dtype="<i8").reshape(-1, 6)
+    fee = float(sys.argv[3])
+    # Compile on a tiny input of the same types, so the timed calls never include the JIT.
+    ref.sweep(close[:64].copy(), params[:1].copy(), fee)
+    out = sys.stdout
+    out.write(f"ready numba={numba.__version__} llvmlite={llvmlite.__version__} numpy={np.__version__}\n")
+    out.flush()
+    last = None
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd:
+            continue
+        if cmd[0] == "run":
+            t0 = time.perf_counter()
+            last = ref.sweep(close, params, fee)
+            dt = time.perf_counter() - t0
+            out.write(f"{dt!r} {int(last[1].sum())}\n")
+        elif cmd[0] == "result":
+            if last is None:
+                last = ref.sweep(close, params, fee)
+            pnl = [float(v).hex() for v in last[0]]
+            out.write(json.dumps({"pnl_hex": pnl, "trades": [int(t) for t in last[1]]}) + "\n")
+        elif cmd[0] == "asm":
+            dump(cmd[1])
+            out.write("ok\n")
+        elif cmd[0] == "quit":
+            break
+        out.flush()
+
+
+def dump(outdir):
+    os.makedirs(outdir, exist_ok=True)
+    for name in ("wma", "backtest", "sweep"):
+        disp = getattr(ref, name)
+        for sig in disp.signatures:
+            with open(os.path.join(outdir, f"numba-{name}.s"), "w") as f:
+                f.write(disp.inspect_asm(sig))
+            with open(os.path.join(outdir, f"numba-{name}.ll"), "w") as f:
+                f.write(disp.inspect_llvm(sig))
+            break
+
+
+if __name__ == "__main__":
+    main()

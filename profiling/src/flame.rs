@@ -1,0 +1,66 @@
+//! pprof (SIGPROF sampling) flamegraphs of any variant or lab kernel on any sweep size.
+//! Build with `-C force-frame-pointers=yes` (the `fp` flavour) so the frame-pointer unwinder sees every frame.
+
+use crate::kernels::{self, Pass};
+use hullsweep_kernel::{DEFAULT_FEE_PCT, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec, gbm, grid};
+use hullsweep_variants::{Threads, Variant};
+use std::path::Path;
+
+/// Samples per second: high enough for a few-second sweep to give thousands of samples.
+const FREQUENCY: i32 = 999;
+
+/// Profiles one sweep (a variant, or a lab kernel when `kernel` is given) into an SVG.
+pub fn command(
+    variant: &str,
+    kernel: Option<&str>,
+    bars: usize,
+    grid_spec: &str,
+    out: &str,
+) -> Result<(), String> {
+    let close = gbm(bars, DEFAULT_SEED, DEFAULT_SIGMA).map_err(|e| e.to_string())?;
+    let spec: GridSpec = grid_spec.parse().map_err(|e| format!("{e}"))?;
+    let params = grid(spec).map_err(|e| e.to_string())?;
+    let guard = pprof::ProfilerGuardBuilder::default()
+        .frequency(FREQUENCY)
+        .blocklist(&["libc", "libgcc", "pthread", "vdso"])
+        .build()
+        .map_err(|e| format!("pprof: {e}"))?;
+    let trades: i64 = match kernel {
+        Some(k) => {
+            let f = kernels::kernel(k).ok_or(format!("unknown kernel {k}"))?;
+            kernels::sweep_with(f, Pass::FreshNanFill, &close, &params, DEFAULT_FEE_PCT)
+                .trades
+                .iter()
+                .sum()
+        }
+        None => {
+            let v = Variant::from_name(variant).ok_or(format!("unknown variant {variant}"))?;
+            v.sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Fixed(1))
+                .map_err(|e| e.to_string())?
+                .trades
+                .iter()
+                .sum()
+        }
+    };
+    std::hint::black_box(trades);
+    let report = guard
+        .report()
+        .build()
+        .map_err(|e| format!("pprof report: {e}"))?;
+    if let Some(dir) = Path::new(out).parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    let file = std::fs::File::create(out).map_err(|e| format!("{out}: {e}"))?;
+    let mut opts = pprof::flamegraph::Options::default();
+    opts.title = format!(
+        "{} — {bars} bars, grid {grid_spec}",
+        kernel
+            .map(|k| format!("kernel {k}"))
+            .unwrap_or_else(|| format!("variant {variant}"))
+    );
+    report
+        .flamegraph_with_options(file, &mut opts)
+        .map_err(|e| format!("flamegraph: {e}"))?;
+    println!("wrote {out}");
+    Ok(())
+}
