@@ -34,6 +34,7 @@ pub fn run(bin: &Path, args: &[String], out: &Path) -> Result<u64, String> {
         .arg(format!("--callgrind-out-file={}", out.display()))
         .arg(bin)
         .args(args)
+        .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("valgrind: {e}"))?;
     if !st.success() {

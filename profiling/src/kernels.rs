@@ -11,6 +11,9 @@ pub type WmaInto = fn(x: &[f64], w: usize, out: &mut [f64]);
 #[inline(never)]
 pub fn wma_reference(x: &[f64], w: usize, out: &mut [f64]) {
     let n = x.len();
+    // Tell LLVM `out` is exactly `n` long, as the reference's own `vec![NaN; n]` is: otherwise the
+    // `out[i]` check stays in the outer loop and this copy's code differs from the reference's.
+    let out = &mut out[..n];
     let denom = (w * (w + 1) / 2) as f64;
     for i in (w - 1)..n {
         let mut s = 0.0;
@@ -42,6 +45,7 @@ pub fn wma_unchecked(x: &[f64], w: usize, out: &mut [f64]) {
 #[inline(never)]
 pub fn wma_signed_weight(x: &[f64], w: usize, out: &mut [f64]) {
     let n = x.len();
+    let out = &mut out[..n];
     let denom = (w * (w + 1) / 2) as f64;
     for i in (w - 1)..n {
         let mut s = 0.0;
@@ -56,6 +60,7 @@ pub fn wma_signed_weight(x: &[f64], w: usize, out: &mut [f64]) {
 #[inline(never)]
 pub fn wma_float_counter(x: &[f64], w: usize, out: &mut [f64]) {
     let n = x.len();
+    let out = &mut out[..n];
     let denom = (w * (w + 1) / 2) as f64;
     for i in (w - 1)..n {
         let mut s = 0.0;
@@ -72,6 +77,7 @@ pub fn wma_float_counter(x: &[f64], w: usize, out: &mut [f64]) {
 #[inline(never)]
 pub fn wma_weight_table(x: &[f64], w: usize, out: &mut [f64]) {
     let n = x.len();
+    let out = &mut out[..n];
     let weights: Vec<f64> = (1..=w).map(|k| k as f64).collect();
     let denom = (w * (w + 1) / 2) as f64;
     for i in (w - 1)..n {

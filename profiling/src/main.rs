@@ -8,6 +8,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: profiling <command> [options]
   ab KEY|all [--bars N] [--grid LO:HI:K] [--rounds R]   interleaved A/B for one hypothesis
   serve [--bars N] [--grid LO:HI:K]                     worker for other processes' A/B runs
+  elements [--bars N] [--window W]                      ns per multiply-add of one WMA pass, per kernel
   asm [--out DIR]                                       objdump + numba asm/IR, hot loops trimmed
   count [--bars N] [--grid LO:HI:K] [--out DIR]         callgrind instruction counts
   flamegraph --variant V [--kernel K] [--bars N] [--grid G] --out FILE.svg   (feature flamegraph)
@@ -102,21 +103,12 @@ fn real_main(raw: Vec<String>) -> Result<(), String> {
             Ok(())
         }
         "once" => once(&a, bars, &grid),
-        "clock" => {
-            let c = hullsweep_profiling::clock::measure(15);
-            println!(
-                "clock {:.3} GHz, addsd latency {:.2} cycles",
-                c.ghz, c.fadd_cycles
-            );
+        "elements" => {
             let x = hullsweep_kernel::gbm(bars, 42, 0.001).map_err(|e| e.to_string())?;
             let w = a.num("window", 100)?;
-            for (k, cyc) in hullsweep_profiling::clock::cycles_per_element(
-                hullsweep_profiling::kernels::KERNELS,
-                &x,
-                w,
-                9,
-            ) {
-                println!("  {k:<16} {cyc:.2} cycles/element");
+            let ks = hullsweep_profiling::kernels::KERNELS;
+            for (k, ns) in hullsweep_profiling::clock::ns_per_element(ks, &x, w, 15) {
+                println!("  {k:<16} {ns:.3} ns/element");
             }
             Ok(())
         }
