@@ -7,3 +7,4 @@ pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
 pub mod io;
+pub mod numba;
