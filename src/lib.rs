@@ -6,5 +6,6 @@ pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
+pub mod datasets;
 pub mod io;
 pub mod numba;
