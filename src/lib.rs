@@ -7,5 +7,6 @@ pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
 pub mod datasets;
+pub mod gate;
 pub mod io;
 pub mod numba;
