@@ -98,13 +98,13 @@ pub fn ensure_venv(progress: bool) -> anyhow::Result<PathBuf> {
     if !python.exists() {
         let mut venv_cmd = Command::new("python3");
         venv_cmd.arg("-m").arg("venv").arg(&venv);
-        run_setup(venv_cmd, progress, "python3 -m venv").with_context(|| retry.clone())?;
+        run_setup(venv_cmd, progress, "python3 -m venv").map_err(|e| anyhow!("{e:#}; {retry}"))?;
     }
     let mut pip = Command::new(&python);
     pip.args(["-m", "pip", "install", "--disable-pip-version-check", "-r"])
         .arg(&requirements_path);
     run_setup(pip, progress, "pip install -r reference/requirements.txt")
-        .with_context(|| retry.clone())?;
+        .map_err(|e| anyhow!("{e:#}; {retry}"))?;
     fs::write(&stamp, &requirements)
         .with_context(|| format!("cannot write {}", stamp.display()))?;
     if progress {
