@@ -346,4 +346,42 @@ mod tests {
         let huge = by("huge_prices").close;
         assert!(huge.iter().all(|&v| v > 1e5 && v < 1e7));
     }
+
+    /// The flat-run datasets are there to put `d = hma - hma3` a few ulps from zero where it
+    /// decides trades; check they do, or they would not test what they claim to.
+    #[test]
+    fn flat_runs_put_d_a_few_ulps_from_zero_and_trade_there() {
+        for name in ["flat_steps", "flat_in_noise"] {
+            let d = suite().into_iter().find(|d| d.name == name).unwrap();
+            let (mut tiny, mut tiny_sign_changes) = (0, 0);
+            for c in &d.params {
+                let [n, half, sqrt, m, half3, third] = c.map(kernel::window);
+                let h = kernel::hma(&d.close, n, half, sqrt);
+                let h3 = kernel::hma3(&d.close, m, half3, third);
+                let diff: Vec<f64> = h.iter().zip(&h3).map(|(a, b)| a - b).collect();
+                // "A few ulps": within 16 ulps of a price near 1 (2^-52 is one ulp of 1.0).
+                let few_ulps = |v: f64| v != 0.0 && v.abs() <= 16.0 * f64::EPSILON;
+                tiny += diff.iter().filter(|&&v| few_ulps(v)).count();
+                tiny_sign_changes += diff
+                    .windows(2)
+                    .filter(|w| (few_ulps(w[0]) || few_ulps(w[1])) && w[0] * w[1] < 0.0)
+                    .count();
+            }
+            let trades: i64 = kernel::sweep(&d.close, &d.params, d.fee)
+                .unwrap()
+                .trades
+                .iter()
+                .sum();
+            eprintln!("{name}: {tiny} tiny, {tiny_sign_changes} tiny crosses, {trades} trades");
+            assert!(
+                tiny > 10_000,
+                "{name}: only {tiny} bars with d a few ulps from 0"
+            );
+            assert!(
+                tiny_sign_changes > 20,
+                "{name}: only {tiny_sign_changes} crosses decided within a few ulps"
+            );
+            assert!(trades > 100, "{name}: only {trades} trades");
+        }
+    }
 }
