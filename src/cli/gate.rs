@@ -18,6 +18,7 @@ use std::time::Instant;
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
 /// (about a minute). Exits non-zero if any dataset fails.
 #[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("user").args(["data", "params", "grid"]).multiple(true))]
 pub struct Args {
     /// Variant to check, or "all".
     #[arg(long, value_name = "NAME|all", default_value = "all")]
@@ -28,15 +29,22 @@ pub struct Args {
     /// CSV column holding the close (default: the only column, or the one named "close").
     #[arg(long, value_name = "NAME", requires = "data")]
     column: Option<String>,
-    /// Your combos: an n x 6 int64 .npy (with --data; default: the default grid).
+    /// Your combos: an n x 6 int64 .npy (default: the default grid, over --data or the default
+    /// series).
     #[arg(long, value_name = "FILE.npy", conflicts_with = "grid")]
     params: Option<PathBuf>,
     /// Your combos as a grid of HMA lengths LO:HI:K.
     #[arg(long, value_name = "LO:HI:K")]
     grid: Option<GridSpec>,
-    /// Round-trip fee per closed trade, in percentage points (your data only; suite datasets
+    /// Round-trip fee per closed trade, in percentage points (your data only: suite datasets
     /// carry their own).
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = DEFAULT_FEE_PCT,
+        allow_negative_numbers = true,
+        requires = "user"
+    )]
     fee: f64,
     /// Which numba sweep is the oracle.
     #[arg(long, value_enum, default_value = "single")]
