@@ -221,7 +221,9 @@ fn grid(lo: i64, hi: i64, k: usize) -> Vec<Combo> {
     kernel::grid(GridSpec { lo, hi, k }).expect("fixed grid is valid")
 }
 
-/// SplitMix64: a fixed integer stream for picking windows (prices come from the GBM).
+/// SplitMix64: a fixed integer stream for picking windows (prices come from the GBM). Written out
+/// rather than taken from a crate because a crate's generator may change its stream between
+/// versions, which would silently make every fixture stale.
 struct SplitMix(u64);
 
 impl SplitMix {
