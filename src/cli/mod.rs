@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod data;
+mod gate;
 mod sweep;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
@@ -19,12 +20,14 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Data(data::Args),
+    Gate(gate::Args),
     Sweep(sweep::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Data(args) => data::run(args),
+        Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
     }
 }
