@@ -28,7 +28,11 @@ impl Machine {
             features: simd_features(),
             rustc: env!("HULLSWEEP_RUSTC"),
             llvm: env!("HULLSWEEP_LLVM"),
-            profile: if cfg!(debug_assertions) { "debug" } else { "release" },
+            profile: if cfg!(debug_assertions) {
+                "debug-assertions"
+            } else {
+                "release"
+            },
         }
     }
 
@@ -38,7 +42,11 @@ impl Machine {
             "{} ({} cores; {}), {} (LLVM {}), {} build for baseline {}",
             self.cpu,
             self.cores,
-            if self.features.is_empty() { "no SIMD extensions detected".to_string() } else { self.features.join(", ") },
+            if self.features.is_empty() {
+                "no SIMD extensions detected".to_string()
+            } else {
+                self.features.join(", ")
+            },
             self.rustc,
             self.llvm,
             self.profile,

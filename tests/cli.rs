@@ -247,3 +247,39 @@ fn bad_inputs_name_the_problem() {
         }
     }
 }
+
+#[test]
+fn lab_runs_end_to_end_on_small_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("c.npy");
+    io::write_f64_npy(&data, &hullsweep::kernel::gbm(4000, 11, 0.002).unwrap()).unwrap();
+    let table = dir.path().join("lab.md");
+    let out = hullsweep()
+        .args([
+            "lab",
+            "--rounds",
+            "2",
+            "--grid",
+            "6:30:3",
+            "--data",
+            s(&data),
+            "--out",
+            s(&table),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let md = std::fs::read_to_string(&table).unwrap();
+    for v in hullsweep::Variant::ALL {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", v.name())));
+        let row = row.unwrap_or_else(|| panic!("no row for {}: {md}", v.name()));
+        assert!(row.contains("pass (bit-identical)"), "{row}");
+    }
+    assert!(
+        md.contains("| numba prange |") && md.contains("numba 0.68.1"),
+        "{md}"
+    );
+}
