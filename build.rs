@@ -15,7 +15,10 @@ fn main() {
             .trim()
             .to_string()
     };
-    println!("cargo:rustc-env=HULLSWEEP_RUSTC={}", out.lines().next().unwrap_or("unknown"));
+    println!(
+        "cargo:rustc-env=HULLSWEEP_RUSTC={}",
+        out.lines().next().unwrap_or("unknown")
+    );
     println!("cargo:rustc-env=HULLSWEEP_LLVM={}", field("LLVM version:"));
     println!("cargo:rerun-if-env-changed=RUSTC");
 }
