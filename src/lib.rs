@@ -6,4 +6,9 @@ pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
+pub mod datasets;
+pub mod gate;
 pub mod io;
+pub mod lab;
+pub mod machine;
+pub mod numba;

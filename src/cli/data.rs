@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
     /// Per-bar volatility, in [0, 1].
-    #[arg(long, default_value_t = DEFAULT_SIGMA)]
+    #[arg(long, default_value_t = DEFAULT_SIGMA, allow_negative_numbers = true)]
     sigma: f64,
     /// Output file (1-D float64 .npy).
     #[arg(long)]

@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 
 mod data;
+mod gate;
+mod lab;
+mod setup;
 mod sweep;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
@@ -18,13 +21,19 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    Lab(lab::Args),
     Data(data::Args),
     Sweep(sweep::Args),
+    Gate(gate::Args),
+    Setup(setup::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Command::Lab(args) => lab::run(args),
         Command::Data(args) => data::run(args),
+        Command::Setup(args) => setup::run(args),
+        Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
     }
 }

@@ -1,0 +1,186 @@
+//! `hullsweep gate`: run variants against the live numba reference on the dataset suite (or on
+//! the user's data) and print the spec's verdict per dataset; `--write-golden` refreshes fixtures.
+
+use super::sweep::{load_close, load_params, parse_variant, threads};
+use anyhow::{Context, bail};
+use hullsweep::datasets::{self, Dataset};
+use hullsweep::gate::{self, GateReport, golden};
+use hullsweep::kernel::{self, DEFAULT_FEE_PCT, GridSpec};
+use hullsweep::numba::{Mode, Worker};
+use hullsweep::{SweepResult, Variant};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Check implementations against the live numba reference: every combo's trades must equal the
+/// reference's and its PnL be within 1e-6 (the spec's gate). Bit-identity is reported too.
+///
+/// Without --data, --params or --grid it runs the whole dataset suite (the default data and the
+/// edge cases); with them, your series and combos. The first run creates .venv with numba
+/// (about a minute). Exits non-zero if any dataset fails.
+#[derive(clap::Args, Debug)]
+#[command(group = clap::ArgGroup::new("user").args(["data", "params", "grid"]).multiple(true))]
+pub struct Args {
+    /// Variant to check, or "all".
+    #[arg(long, value_name = "NAME|all", default_value = "all")]
+    variant: String,
+    /// Your close series: a .npy (1-D float64) or .csv file (an empty cell is a missing bar).
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// CSV column holding the close (default: the only column, or the one named "close").
+    #[arg(long, value_name = "NAME", requires = "data")]
+    column: Option<String>,
+    /// Your combos: an n x 6 int64 .npy (default: the default grid, over --data or the default
+    /// series).
+    #[arg(long, value_name = "FILE.npy", conflicts_with = "grid")]
+    params: Option<PathBuf>,
+    /// Your combos as a grid of HMA lengths LO:HI:K.
+    #[arg(long, value_name = "LO:HI:K")]
+    grid: Option<GridSpec>,
+    /// Round-trip fee per closed trade, in percentage points (your data only: suite datasets
+    /// carry their own).
+    #[arg(
+        long,
+        value_name = "PCT",
+        default_value_t = DEFAULT_FEE_PCT,
+        allow_negative_numbers = true,
+        requires = "user"
+    )]
+    fee: f64,
+    /// Which numba sweep is the oracle.
+    #[arg(long, value_enum, default_value = "single")]
+    oracle: Oracle,
+    /// Worker threads for parallel Rust variants (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Regenerate the golden fixtures from live numba (single and prange must agree bit for bit).
+    #[arg(long, conflicts_with_all = ["data", "params", "grid", "variant"])]
+    write_golden: bool,
+    /// Where --write-golden writes (default: tests/golden in the source tree).
+    #[arg(long, value_name = "DIR", requires = "write_golden")]
+    golden_dir: Option<PathBuf>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Oracle {
+    Single,
+    Prange,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.write_golden {
+        return write_golden(args.golden_dir.unwrap_or_else(golden::dir));
+    }
+    let variants: Vec<Variant> = if args.variant == "all" {
+        Variant::ALL.to_vec()
+    } else {
+        vec![parse_variant(&args.variant).map_err(anyhow::Error::msg)?]
+    };
+    let threads = threads(args.threads)?;
+    let suite = if args.data.is_some() || args.params.is_some() || args.grid.is_some() {
+        vec![user_dataset(&args)?]
+    } else {
+        datasets::suite()
+    };
+    let mode = match args.oracle {
+        Oracle::Single => Mode::Single,
+        Oracle::Prange => Mode::Prange,
+    };
+
+    let mut worker = Worker::start()?;
+    let mut wanted: Vec<SweepResult> = Vec::with_capacity(suite.len());
+    for d in &suite {
+        let start = Instant::now();
+        let r = worker
+            .sweep(&d.close, &d.params, d.fee, mode)
+            .with_context(|| format!("numba on dataset {}", d.name))?;
+        eprintln!(
+            "numba {}: {} ({} bars x {} combos), loaded and swept in {:.2} s",
+            mode.name(),
+            d.name,
+            d.close.len(),
+            d.params.len(),
+            start.elapsed().as_secs_f64()
+        );
+        wanted.push(r);
+    }
+
+    let mut failed = Vec::new();
+    for v in variants {
+        let mut next = wanted.iter();
+        let reports = gate::gate(
+            &suite,
+            |d| v.sweep(&d.close, &d.params, d.fee, threads),
+            |_| Ok(next.next().expect("one result per dataset").clone()),
+        )?;
+        print!(
+            "{}",
+            gate::table(
+                &format!("\n{} vs numba {}", v.name(), mode.name()),
+                &reports
+            )
+        );
+        failed.extend(
+            reports
+                .iter()
+                .filter(|r| !r.passes())
+                .map(|r| format!("{} on {}", v.name(), r.dataset)),
+        );
+    }
+    if !failed.is_empty() {
+        bail!("the gate failed: {}", failed.join(", "));
+    }
+    println!("\nall passed");
+    Ok(())
+}
+
+fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
+    let close = load_close(args.data.as_deref(), args.column.as_deref())?;
+    let params = load_params(
+        args.params.as_deref(),
+        args.grid.unwrap_or(kernel::DEFAULT_GRID),
+    )?;
+    kernel::validate_fee(args.fee)?;
+    let name = match &args.data {
+        Some(path) => path
+            .file_name()
+            .map_or_else(|| "data".into(), |n| n.to_string_lossy().into_owned()),
+        None => "default".into(),
+    };
+    Ok(Dataset {
+        name,
+        about: "your data",
+        close,
+        params,
+        fee: args.fee,
+    })
+}
+
+/// Writes one fixture per suite dataset from numba's single-thread sweep, after checking the
+/// prange sweep gives the same bits (if it does not, that is a finding, not a fixture).
+fn write_golden(dir: PathBuf) -> anyhow::Result<()> {
+    let mut worker = Worker::start()?;
+    let versions = worker.versions()?;
+    for d in datasets::suite() {
+        worker
+            .load(&d.close, &d.params, d.fee)
+            .with_context(|| format!("numba on dataset {}", d.name))?;
+        let (secs, single) = worker.time(Mode::Single)?;
+        let (_, prange) = worker.time(Mode::Prange)?;
+        let agree: GateReport = gate::compare(&d.name, &prange, &single);
+        if !agree.bit_identical() {
+            bail!(
+                "numba's prange sweep differs from its single-thread sweep on {}; not writing \
+                 fixtures:\n{}\n{agree}",
+                d.name,
+                GateReport::header()
+            );
+        }
+        let path = golden::write(&dir, &golden::Fixture::new(&d, &single, versions.clone()))?;
+        eprintln!(
+            "wrote {} ({} combos, numba single {secs:.2} s)",
+            path.display(),
+            d.params.len()
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! `hullsweep lab`: the main job. numba and every Rust variant on the built-in default data,
+//! gated against numba and timed side by side.
+
+use anyhow::{Context, bail};
+use hullsweep::kernel::{DEFAULT_FEE_PCT, GridSpec};
+use hullsweep::lab::{self, Contender, LabConfig};
+use hullsweep::numba::{self, Mode, Worker};
+use hullsweep::{Threads, Variant};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+
+/// Run numba (1 thread and prange) and every Rust variant on the default sweep, side by side.
+///
+/// Each implementation is first checked against numba single-thread (the equivalence gate:
+/// equal trade counts, |ΔPnL| <= 1e-6, and whether the PnL bits are identical), then timed in
+/// interleaved rounds (the order rotates each round), and the medians are tabulated with the
+/// speed-up over numba single-thread. On first use the Python environment (.venv with numba) is
+/// created. Exits non-zero if any implementation fails the gate.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Timed rounds per implementation (the table shows the median).
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Close series (.npy or .csv); default: the built-in 150,000-bar series.
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// CSV column holding the close.
+    #[arg(long, value_name = "NAME")]
+    column: Option<String>,
+    /// Grid of HMA lengths LO:HI:K.
+    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80")]
+    grid: GridSpec,
+    /// Round-trip fee per closed trade, in percentage points.
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    fee: f64,
+    /// Threads for the parallel contenders (rayon and numba prange); default: all cores.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Only these Rust variants (repeatable); default: all.
+    #[arg(long = "variant", value_name = "NAME", value_parser = super::sweep::parse_variant)]
+    variants: Vec<Variant>,
+    /// Also write the table as Markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.rounds == 0 {
+        bail!("--rounds 0: need at least one timed round");
+    }
+    let close = super::sweep::load_close(args.data.as_deref(), args.column.as_deref())?;
+    let params = super::sweep::load_params(None, args.grid)?;
+    let threads = super::sweep::threads(args.threads)?;
+    hullsweep::kernel::validate_fee(args.fee)?;
+
+    numba::ensure_venv(true)?;
+    let mut worker = Worker::start().context("cannot start the numba reference")?;
+    if let Threads::Fixed(n) = threads {
+        worker.set_threads(n)?;
+    }
+    let variants = if args.variants.is_empty() {
+        Variant::ALL.to_vec()
+    } else {
+        args.variants.clone()
+    };
+    let mut contenders = vec![
+        Contender::Numba(Mode::Single),
+        Contender::Numba(Mode::Prange),
+    ];
+    contenders.extend(variants.into_iter().map(Contender::Rust));
+    let cfg = LabConfig {
+        close,
+        params,
+        fee: args.fee,
+        threads,
+        rounds: args.rounds,
+        contenders,
+    };
+
+    eprintln!(
+        "lab: {} bars × {} combos; checking every implementation against numba, then {} timed rounds",
+        cfg.close.len(),
+        cfg.params.len(),
+        cfg.rounds
+    );
+    let bar = ProgressBar::new((cfg.rounds * cfg.contenders.len()) as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    let report = lab::run(&cfg, &mut worker, |done, _, name| {
+        bar.set_position(done as u64);
+        bar.set_message(name.to_string());
+    })?;
+    bar.finish_and_clear();
+
+    let table = report.to_markdown();
+    println!("{table}");
+    if let Some(path) = &args.out {
+        std::fs::write(path, &table).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if !report.all_pass() {
+        bail!("an implementation failed the equivalence gate (see the table)");
+    }
+    Ok(())
+}

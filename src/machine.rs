@@ -1,0 +1,96 @@
+//! What every report must name: the CPU and its SIMD features, the toolchain, the date.
+//! Measured numbers mean nothing without the machine that produced them.
+
+/// The machine and toolchain a measurement ran on.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub features: Vec<&'static str>,
+    pub rustc: &'static str,
+    pub llvm: &'static str,
+    pub profile: &'static str,
+}
+
+impl Machine {
+    pub fn detect() -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("model name"))
+                    .map(|v| v.trim_start_matches([' ', '\t', ':']).trim().to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        Machine {
+            cpu,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            features: simd_features(),
+            rustc: env!("HULLSWEEP_RUSTC"),
+            llvm: env!("HULLSWEEP_LLVM"),
+            profile: if cfg!(debug_assertions) {
+                "debug-assertions"
+            } else {
+                "release"
+            },
+        }
+    }
+
+    /// One line for report headers.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} ({} cores; {}), {} (LLVM {}), {} build for baseline {}",
+            self.cpu,
+            self.cores,
+            if self.features.is_empty() {
+                "no SIMD extensions detected".to_string()
+            } else {
+                self.features.join(", ")
+            },
+            self.rustc,
+            self.llvm,
+            self.profile,
+            std::env::consts::ARCH,
+        )
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn simd_features() -> Vec<&'static str> {
+    let mut f = vec!["sse2"];
+    if std::arch::is_x86_feature_detected!("avx2") {
+        f.push("avx2");
+    }
+    if std::arch::is_x86_feature_detected!("fma") {
+        f.push("fma");
+    }
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        f.push("avx512f");
+    }
+    f
+}
+
+#[cfg(target_arch = "aarch64")]
+fn simd_features() -> Vec<&'static str> {
+    vec!["neon"]
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn simd_features() -> Vec<&'static str> {
+    Vec::new()
+}
+
+/// Today's date in UTC (YYYY-MM-DD), from the system clock.
+pub fn today() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%d").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn date_is_plausible() {
+        let d = super::today();
+        assert_eq!(d.len(), 10);
+        assert!(d.as_str() >= "2024-01-01", "{d}");
+    }
+}

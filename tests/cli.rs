@@ -1,0 +1,285 @@
+//! The CLI's promises to users: every bad input gets one clear line naming the value and a
+//! non-zero exit, never a panic; good input gives the documented CSV.
+
+use assert_cmd::Command;
+use hullsweep::io;
+use std::path::{Path, PathBuf};
+
+fn hullsweep() -> Command {
+    Command::cargo_bin("hullsweep").unwrap()
+}
+
+/// Runs `hullsweep args`, expects failure, and returns stderr after checking it is one clean line.
+fn fails(args: &[&str]) -> String {
+    let out = hullsweep().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        !out.status.success(),
+        "{args:?} should fail; stderr: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert!(!stderr.contains("backtrace"), "{args:?}: {stderr}");
+    stderr
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn no_subcommand_prints_help() {
+    let out = hullsweep().output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Usage: hullsweep"), "{text}");
+    assert!(text.contains("sweep"), "{text}");
+}
+
+#[test]
+fn sweep_csv_has_the_documented_columns_and_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("c.npy");
+    hullsweep()
+        .args(["data", "--bars", "3000", "--seed", "7", "--out", s(&data)])
+        .assert()
+        .success();
+    let out = hullsweep()
+        .args(["sweep", "--data", s(&data), "--grid", "6:40:5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "combo,hma_n,hma_half,hma_sqrt,hma3_m,hma3_half,hma3_third,pnl,trades"
+    );
+    let close = io::read_close_npy(&data).unwrap();
+    let params = hullsweep::kernel::grid("6:40:5".parse().unwrap()).unwrap();
+    let want = hullsweep::kernel::sweep(&close, &params, 0.09).unwrap();
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 5);
+    for (k, row) in rows.iter().enumerate() {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells[0], k.to_string());
+        let windows: Vec<i64> = cells[1..7].iter().map(|c| c.parse().unwrap()).collect();
+        assert_eq!(windows, params[k]);
+        // Shortest representation that parses back to the same bits.
+        assert_eq!(
+            cells[7].parse::<f64>().unwrap().to_bits(),
+            want.pnl[k].to_bits()
+        );
+        assert_eq!(cells[8].parse::<i64>().unwrap(), want.trades[k]);
+    }
+}
+
+#[test]
+fn sweep_reads_csv_and_params_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let close = hullsweep::kernel::gbm(800, 3, 0.01).unwrap();
+    let mut csv = String::from("date,close\n");
+    for (i, c) in close.iter().enumerate() {
+        if i % 97 == 5 {
+            csv += &format!("{i},\n"); // a missing bar
+        } else {
+            csv += &format!("{i},{c}\n");
+        }
+    }
+    let data = write(dir.path(), "d.csv", &csv);
+    let params = dir.path().join("p.npy");
+    io::write_params_npy(
+        &params,
+        &[
+            [10, 5, 3, 10, 5, 3],
+            [1, 1, 1, 1, 1, 1],
+            [900, 2, 2, 3, 3, 3],
+        ],
+    )
+    .unwrap();
+    let out = hullsweep()
+        .args([
+            "sweep",
+            "--data",
+            s(&data),
+            "--params",
+            s(&params),
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 3);
+    assert_eq!(
+        rows[2]["trades"], 0,
+        "a window longer than the series makes no trades"
+    );
+}
+
+#[test]
+fn bad_inputs_name_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = d.join("good.npy");
+    io::write_f64_npy(&good, &[100.0, 101.0, 102.0]).unwrap();
+    let ints = d.join("ints.npy");
+    io::write_i64_npy(&ints, &[1, 2, 3]).unwrap();
+    let empty = d.join("empty.npy");
+    io::write_f64_npy(&empty, &[]).unwrap();
+    let negative = d.join("neg.npy");
+    io::write_f64_npy(&negative, &[100.0, -3.5, 1.0]).unwrap();
+    let inf = d.join("inf.npy");
+    io::write_f64_npy(&inf, &[100.0, 1.0, f64::INFINITY]).unwrap();
+    let zero_window = d.join("zw.npy");
+    io::write_params_npy(&zero_window, &[[5, 2, 2, 5, 2, 1], [5, 2, 2, 5, 0, 1]]).unwrap();
+    let garbage = write(d, "garbage.npy", "not numpy at all");
+    let bad_csv = write(d, "bad.csv", "close\n1.5\n2.5\nx1\n");
+    let header_only = write(d, "header.csv", "close\n");
+    let text = write(d, "data.txt", "1\n2\n");
+
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["sweep", "--data", "/nonexistent/x.npy"],
+            vec!["/nonexistent/x.npy"],
+        ),
+        (
+            vec!["sweep", "--data", s(&garbage)],
+            vec!["garbage.npy", "not a valid .npy"],
+        ),
+        (
+            vec!["sweep", "--data", s(&ints)],
+            vec!["ints.npy", "dtype <i8"],
+        ),
+        (
+            vec!["sweep", "--data", s(&empty)],
+            vec!["empty.npy", "empty"],
+        ),
+        (
+            vec!["sweep", "--data", s(&header_only)],
+            vec!["header.csv", "empty"],
+        ),
+        (
+            vec!["sweep", "--data", s(&negative)],
+            vec!["neg.npy", "-3.5", "index 1"],
+        ),
+        (
+            vec!["sweep", "--data", s(&inf)],
+            vec!["inf.npy", "inf", "index 2"],
+        ),
+        (
+            vec!["sweep", "--data", s(&bad_csv)],
+            vec!["bad.csv", "line 4", "\"x1\""],
+        ),
+        (
+            vec!["sweep", "--data", s(&text)],
+            vec!["data.txt", ".npy or .csv"],
+        ),
+        (
+            vec!["sweep", "--data", s(&good), "--params", s(&zero_window)],
+            vec!["zw.npy", "hma3_half = 0", "combo 1"],
+        ),
+        (
+            vec!["sweep", "--data", s(&good), "--params", s(&ints)],
+            vec!["ints.npy", "shape [3]", "n x 6"],
+        ),
+        (
+            vec!["sweep", "--data", s(&good), "--params", s(&good)],
+            vec!["good.npy", "dtype <f8"],
+        ),
+        (vec!["sweep", "--grid", "6:200"], vec!["6:200", "LO:HI:K"]),
+        (vec!["sweep", "--grid", "0:10:3"], vec!["LO = 0"]),
+        (vec!["sweep", "--grid", "9:3:3"], vec!["HI = 3"]),
+        (
+            vec!["sweep", "--variant", "warp"],
+            vec!["\"warp\"", "reference"],
+        ),
+        (
+            vec![
+                "sweep",
+                "--fee",
+                "nan",
+                "--grid",
+                "6:6:1",
+                "--data",
+                s(&good),
+            ],
+            vec!["fee NaN"],
+        ),
+        (
+            vec![
+                "sweep",
+                "--threads",
+                "0",
+                "--grid",
+                "6:6:1",
+                "--data",
+                s(&good),
+            ],
+            vec!["--threads 0"],
+        ),
+        (
+            vec!["data", "--bars", "0", "--out", "/tmp/x.npy"],
+            vec!["bars = 0"],
+        ),
+        (
+            vec!["data", "--sigma", "-1", "--out", "/tmp/x.npy"],
+            vec!["sigma = -1"],
+        ),
+    ];
+    for (args, needles) in cases {
+        let stderr = fails(&args);
+        for needle in needles {
+            assert!(
+                stderr.contains(needle),
+                "{args:?}: expected {needle:?} in {stderr:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lab_runs_end_to_end_on_small_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("c.npy");
+    io::write_f64_npy(&data, &hullsweep::kernel::gbm(4000, 11, 0.002).unwrap()).unwrap();
+    let table = dir.path().join("lab.md");
+    let out = hullsweep()
+        .args([
+            "lab",
+            "--rounds",
+            "2",
+            "--grid",
+            "6:30:3",
+            "--data",
+            s(&data),
+            "--out",
+            s(&table),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let md = std::fs::read_to_string(&table).unwrap();
+    for v in hullsweep::Variant::ALL {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", v.name())));
+        let row = row.unwrap_or_else(|| panic!("no row for {}: {md}", v.name()));
+        assert!(row.contains("pass (bit-identical)"), "{row}");
+    }
+    assert!(
+        md.contains("| numba prange |") && md.contains("numba 0.68.1"),
+        "{md}"
+    );
+}
