@@ -47,8 +47,8 @@ impl Plan {
                 grid: "6:200:80",
                 hyp_grid: "6:200:16",
                 rounds: 10,
-                cg_bars: 5_000,
-                cg_grid: "6:200:8",
+                cg_bars: 4_000,
+                cg_grid: "6:200:6",
                 elem_bars: 20_000,
                 elem_window: 100,
                 builds: true,
@@ -709,8 +709,9 @@ fn render(
         .unwrap_or(f64::NAN);
     let _ = writeln!(
         s,
-        "\nThe fastest serial-chain loop costs {floor:.3} ns/element: that is the floor set by the \
-         dependent add chain (one `addsd` per element, each waiting for the previous). The reference loop \
+        "\nThe fastest serial-chain loop costs {floor:.3} ns/element: no loop that keeps one running sum \
+         can beat one FP-add latency per element (each `addsd` waits for the previous), so this is the \
+         best estimate of that floor measurable here without performance counters. The reference loop \
          costs {refns:.3} ns/element ({:.2}x the floor), `get_unchecked` {unns:.3} ({:.2}x).\n",
         refns / floor,
         unns / floor
@@ -741,8 +742,9 @@ fn render(
         let _ = writeln!(
             s,
             "- **The bounds check is not hoisted.** In the reference loop the check is {} the inner loop \
-             (a `cmp`/`jae` to the panic block per element): LLVM cannot prove `i + 1 - w + k < len` \
-             because the index is recomputed from `i`, `w`, `k` with wrapping `usize` arithmetic. \
+             (a `cmp`/`jae` to the panic block per element): LLVM does not prove `i + 1 - w + k < len` \
+             from the loop bounds, because in a release build that index is wrapping `usize` arithmetic \
+             (no no-wrap flags for SCEV to reason with). \
              It costs {} of the {} instructions per element, and because the loop has an early exit to the \
              panic, LLVM does not unroll it ({} element per iteration).",
             if r.has_bounds_panic {
@@ -763,6 +765,27 @@ fn render(
             u.muls,
             fmt2(u.per_element)
         );
+    }
+    if let Some(c) = counts {
+        let r = ir_per_element(c, "kernel reference");
+        let u = ir_per_element(c, "kernel unchecked");
+        if let (Some(r), Some(u)) = (r, u) {
+            let _ = writeln!(
+                s,
+                "- **Instruction counts agree**: callgrind counts {} Ir/element for the reference loop and {} \
+                 for `get_unchecked` ({:.0}% fewer instructions){}.",
+                fmt2(r),
+                fmt2(u),
+                100.0 * (1.0 - u / r),
+                match &c.numba {
+                    Ok(n) => format!(
+                        "; numba's sweep runs {} Ir/element",
+                        fmt2(*n as f64 / c.elements as f64)
+                    ),
+                    Err(_) => String::new(),
+                }
+            );
+        }
     }
     if let Some(b) = bounds {
         let _ = writeln!(
