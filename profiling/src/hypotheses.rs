@@ -151,6 +151,49 @@ impl Lab {
         Ok(self.add(w))
     }
 
+    /// The ladder's arms: each step adds one change to the previous; numba (when given) last.
+    /// Native steps need the native build, so they are left out when `native` is false.
+    pub fn ladder_arms(
+        &mut self,
+        native: bool,
+        numba: Option<usize>,
+    ) -> Result<Vec<Labeled<'static>>, String> {
+        let b = self.flavor(Flavor::Base)?;
+        let remote = |label: &str, w: usize, line: &'static str| Labeled {
+            label: label.to_string(),
+            arm: Arm::Remote(w, line),
+        };
+        let mut v = vec![
+            remote(
+                "rust reference (variant, baseline build)",
+                b,
+                "run variant reference",
+            ),
+            remote(
+                "lab copy of the reference loop",
+                b,
+                "run kernel reference fresh",
+            ),
+            remote(
+                "+ get_unchecked (no bounds check)",
+                b,
+                "run kernel unchecked fresh",
+            ),
+        ];
+        if native {
+            let n = self.flavor(Flavor::Native)?;
+            v.push(remote(
+                "+ target-cpu=native",
+                n,
+                "run kernel unchecked fresh",
+            ));
+        }
+        if let Some(nb) = numba {
+            v.push(remote("numba sweep", nb, "run"));
+        }
+        Ok(v)
+    }
+
     /// Runs hypothesis `key` and returns its outcome (arm 0 is always the baseline).
     pub fn run(&mut self, key: &str) -> Result<Outcome, String> {
         let arms = self.arms(key)?;
@@ -250,47 +293,13 @@ impl Lab {
                 })
                 .collect(),
             "ladder" => {
-                let b = self.flavor(Flavor::Base)?;
-                let n = self.flavor(Flavor::Native)?;
-                let nb = self.numba()?;
-                let mut v = Vec::new();
-                for &(label, worker, line) in LADDER {
-                    let w = match worker {
-                        "base" => b,
-                        "native" => n,
-                        _ => nb,
-                    };
-                    v.push(Labeled {
-                        label: label.to_string(),
-                        arm: Arm::Remote(w, line),
-                    });
-                }
-                v
+                let nb = self.numba().ok();
+                self.ladder_arms(true, nb)?
             }
             other => return Err(format!("unknown hypothesis {other:?}; one of {}", keys())),
         })
     }
 }
-
-/// The cumulative ladder: each step adds one change to the previous; numba last.
-pub const LADDER: &[(&str, &str, &str)] = &[
-    (
-        "rust reference (baseline build)",
-        "base",
-        "run kernel reference fresh",
-    ),
-    (
-        "+ target-cpu=native",
-        "native",
-        "run kernel reference fresh",
-    ),
-    (
-        "+ numba's int64 loop shape",
-        "native",
-        "run kernel numba_shape fresh",
-    ),
-    ("numba", "numba", "run"),
-];
 
 /// All hypothesis keys, comma separated (for error messages and help).
 pub fn keys() -> String {

@@ -12,7 +12,7 @@ const USAGE: &str = "usage: profiling <command> [options]
   asm [--out DIR]                                       objdump + numba asm/IR, hot loops trimmed
   count [--bars N] [--grid LO:HI:K] [--out DIR]         callgrind instruction counts
   flamegraph --variant V [--kernel K] [--bars N] [--grid G] --out FILE.svg   (feature flamegraph)
-  report [--quick] [--out DIR]                          everything, into DIR/gap.md (default reports)";
+  report [--quick] [--out DIR] [--bars N] [--rounds R]  everything, into DIR/gap.md (default reports)";
 
 struct Args {
     pos: Vec<String>,
@@ -120,6 +120,12 @@ fn real_main(raw: Vec<String>) -> Result<(), String> {
         "report" => hullsweep_profiling::report::command(
             a.flags.iter().any(|f| f == "quick"),
             &a.get("out", "reports"),
+            a.opts.get("bars").map(|_| bars),
+            a.opts
+                .get("rounds")
+                .map(|r| r.parse())
+                .transpose()
+                .map_err(|_| "--rounds is not a count")?,
         ),
         other => Err(format!("unknown command {other:?}\n{USAGE}")),
     }

@@ -6,7 +6,7 @@ use crate::builds::{self, Flavor};
 use crate::callgrind::{self, Counts};
 use crate::hypotheses::{HYPOTHESES, Lab};
 use crate::kernels;
-use crate::timing::{Arm, Labeled, Outcome, interleave};
+use crate::timing::{Outcome, interleave};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -187,46 +187,21 @@ fn step<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Strin
     r
 }
 
-/// The ladder's arms: each step adds one change; numba last. Native steps need the native build.
-fn ladder_arms(
-    lab: &mut Lab,
-    native: bool,
-    numba: Option<usize>,
-) -> Result<Vec<Labeled<'static>>, String> {
-    let b = lab.flavor(Flavor::Base)?;
-    let mut v = vec![
-        Labeled {
-            label: "rust reference (variant, baseline build)".into(),
-            arm: Arm::Remote(b, "run variant reference"),
-        },
-        Labeled {
-            label: "lab copy of the reference loop".into(),
-            arm: Arm::Remote(b, "run kernel reference fresh"),
-        },
-        Labeled {
-            label: "+ get_unchecked (no bounds check)".into(),
-            arm: Arm::Remote(b, "run kernel unchecked fresh"),
-        },
-    ];
-    if native {
-        let n = lab.flavor(Flavor::Native)?;
-        v.push(Labeled {
-            label: "+ target-cpu=native".into(),
-            arm: Arm::Remote(n, "run kernel unchecked fresh"),
-        });
-    }
-    if let Some(nb) = numba {
-        v.push(Labeled {
-            label: "numba sweep".into(),
-            arm: Arm::Remote(nb, "run"),
-        });
-    }
-    Ok(v)
-}
-
 /// `profiling report`: everything, into `out/gap.md` (plus charts, asm and callgrind files).
-pub fn command(quick: bool, out: &str) -> Result<(), String> {
-    let plan = Plan::new(quick);
+/// `bars`/`rounds` override the mode's sizes (for dry runs of the full pipeline on small data).
+pub fn command(
+    quick: bool,
+    out: &str,
+    bars: Option<usize>,
+    rounds: Option<usize>,
+) -> Result<(), String> {
+    let mut plan = Plan::new(quick);
+    if let Some(b) = bars {
+        plan.bars = b;
+    }
+    if let Some(r) = rounds {
+        plan.rounds = r;
+    }
     let out = PathBuf::from(out);
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     let scratch =
@@ -267,7 +242,7 @@ pub fn command(quick: bool, out: &str) -> Result<(), String> {
         None => None,
     };
     let ladder = {
-        let arms = ladder_arms(&mut lab, plan.builds, numba)?;
+        let arms = lab.ladder_arms(plan.builds, numba)?;
         step("ladder", || {
             interleave(&arms, plan.rounds, &lab.wl, &mut lab.workers)
         })?
@@ -620,6 +595,44 @@ fn render(
         ))
     );
     let _ = writeln!(s, "- numba `wma` (host CPU): {}", loop_line(nw));
+    // The weight conversion: which instruction each side uses for `(k + 1) as f64`.
+    let conv = |l: Option<&crate::asm::Loop>| {
+        l.map(|l| {
+            let count = |p: &str| {
+                l.insns
+                    .iter()
+                    .filter(|i| i.split_whitespace().next() == Some(p))
+                    .count()
+            };
+            let mut parts = Vec::new();
+            for p in ["cvtsi2sd", "vcvtsi2sd", "vcvtusi2sd", "punpckldq", "subpd"] {
+                let c = count(p);
+                if c > 0 {
+                    parts.push(format!("{c}x `{p}`"));
+                }
+            }
+            parts.join(", ")
+        })
+        .unwrap_or_default()
+    };
+    let ir_conv = set
+        .numba_ir
+        .iter()
+        .find(|(n, _)| n == "wma")
+        .map(|(_, ir)| {
+            let u = ir.matches("uitofp").count();
+            let si = ir.matches("sitofp").count();
+            format!("{u}x `uitofp` and {si}x `sitofp` in numba's hot IR blocks")
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "- The weight conversion `(k + 1)` to f64: Rust reference loop {}; numba loop {} ({ir_conv}). \
+         Where both use a single signed `cvtsi2sd` per element, the conversion is the same work on both sides \
+         (LLVM knows `k + 1` is non-negative), so it is not a cause of the gap by itself.",
+        conv(rw.and_then(FuncAsm::main_loop)),
+        conv(nw.and_then(FuncAsm::main_loop))
+    );
     if let Some(n) = nw {
         let all: String = n
             .loops
@@ -745,23 +758,24 @@ fn render(
              (a `cmp`/`jae` to the panic block per element): LLVM does not prove `i + 1 - w + k < len` \
              from the loop bounds, because in a release build that index is wrapping `usize` arithmetic \
              (no no-wrap flags for SCEV to reason with). \
-             It costs {} of the {} instructions per element, and because the loop has an early exit to the \
-             panic, LLVM does not unroll it ({} element per iteration).",
+             And because the loop has an early exit to the panic, LLVM does not unroll it \
+             ({} element per iteration, {} instructions per element).",
             if r.has_bounds_panic {
                 "inside"
             } else {
                 "not inside"
             },
-            fmt2(r.per_element - u.per_element),
-            fmt2(r.per_element),
-            r.muls
+            r.muls,
+            fmt2(r.per_element)
         );
         let _ = writeln!(
             s,
-            "- **Without it**, the loop unrolls ×{} and drops to {} instructions/element. But the work per \
-             element that matters is the `addsd` chain: each element's add waits for the previous one, \
-             whatever the surrounding instructions. The check is a perfectly predicted branch on integer \
-             registers, off that chain.",
+            "- **With `get_unchecked`** the check goes, LLVM unrolls ×{} and the loop drops to {} \
+             instructions/element. Whether that buys time depends on what bounds the loop. Every element's \
+             `addsd` waits for the previous one, so the loop can never beat one FP-add latency per element; \
+             the check is a perfectly predicted integer compare-and-branch *off* that chain. If the core can \
+             issue the whole loop body within one add latency, the loop is latency-bound and the check is free; \
+             only if it cannot (too many instructions or taken branches per element) does removing it help.",
             u.muls,
             fmt2(u.per_element)
         );
@@ -796,8 +810,8 @@ fn render(
             refns / floor,
             unns / floor,
             if refns / floor > 1.15 {
-                "So on this CPU the reference loop is *not* purely latency-bound: its extra instructions and a \
-                 taken branch per element cost issue bandwidth, and removing the check (which lets LLVM unroll) helps."
+                "So on this CPU the reference loop is *not* latency-bound: 11 instructions and a taken branch per \
+                 element do not fit in one add latency here, and removing the check (which lets LLVM unroll) helps."
             } else {
                 "So on this CPU the reference loop already runs at the latency floor, and removing the check cannot help."
             }
@@ -805,12 +819,13 @@ fn render(
     }
     let _ = writeln!(
         s,
-        "- **In the study** (Apple M2 Max, not measurable here): a wide core with a 3-cycle FP add retires \
-         the reference loop's handful of extra integer instructions in the shadow of the add chain, so the loop \
-         is bound by the FP add latency chain and bounds checks are free: `get_unchecked` changes the \
-         instruction count, not the critical path. That is an inference from this assembly, not a measurement \
-         on the M2; what the assembly shows for certain is that the check was *not* eliminated, so the \
-         study's hypothesis was reasonable but the check was never on the critical path.\n"
+        "- **In the study** (Apple M2 Max, not measurable here) `get_unchecked` gained nothing, which is what \
+         a latency-bound loop predicts: the M2's very wide core (8-wide decode) can retire the reference \
+         loop's extra integer instructions within one FP-add latency, so the check was real but never on the \
+         critical path; removing it changes the instruction count, not the time. This is an inference from \
+         this assembly and from the measurement here, not a measurement on the M2. What the assembly shows \
+         for certain: the check was *not* eliminated by the compiler, so the study's hypothesis was a fair \
+         one; it failed because of what bounds the loop, not because the check was already gone.\n"
     );
 
     // Hypotheses.
