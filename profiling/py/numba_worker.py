@@ -1,11 +1,13 @@
 """Long-lived numba worker for the profiling lab: JIT is paid once, then timed sweeps on demand.
 
-Protocol (one line each way): `run` -> `<seconds> <trades_sum>`; `result` -> JSON pnl/trades;
+Protocol (one line each way): `run` -> `<seconds> <trades_sum>`; `faults` -> minor page faults of one sweep;
+`result` -> JSON pnl/trades;
 `asm DIR` -> writes numba's assembly and LLVM IR for wma/backtest into DIR; `quit`.
 """
 
 import json
 import os
+import resource
 import sys
 import time
 
@@ -38,6 +40,11 @@ def main():
             last = ref.sweep(close, params, fee)
             dt = time.perf_counter() - t0
             out.write(f"{dt!r} {int(last[1].sum())}\n")
+        elif cmd[0] == "faults":
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            last = ref.sweep(close, params, fee)
+            after = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            out.write(f"{after - before}\n")
         elif cmd[0] == "result":
             if last is None:
                 last = ref.sweep(close, params, fee)

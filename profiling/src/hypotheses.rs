@@ -194,6 +194,46 @@ impl Lab {
         Ok(v)
     }
 
+    /// Minor page faults of one sweep per configuration (each run twice, the second counted, so
+    /// one-time warm-up faults are excluded). Evidence for the allocation hypothesis.
+    pub fn faults(&mut self, numba: Option<usize>) -> Result<Vec<(String, u64)>, String> {
+        let b = self.flavor(Flavor::Base)?;
+        let mut v = Vec::new();
+        for (label, line) in [
+            (
+                "rust reference (fresh vec per pass)",
+                "faults variant reference",
+            ),
+            (
+                "lab reference, reused buffers",
+                "faults kernel reference reuse",
+            ),
+        ] {
+            let mut n = 0;
+            for _ in 0..2 {
+                let r = self.workers[b].call(line)?;
+                n = r
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse().ok())
+                    .ok_or(format!("faults reply {r:?}"))?;
+            }
+            v.push((label.to_string(), n));
+        }
+        if let Some(nb) = numba {
+            let mut n = 0;
+            for _ in 0..2 {
+                let r = self.workers[nb].call("faults")?;
+                n = r
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("numba faults reply {r:?}"))?;
+            }
+            v.push(("numba sweep".to_string(), n));
+        }
+        Ok(v)
+    }
+
     /// Runs hypothesis `key` and returns its outcome (arm 0 is always the baseline).
     pub fn run(&mut self, key: &str) -> Result<Outcome, String> {
         let arms = self.arms(key)?;
@@ -332,27 +372,15 @@ pub fn serve(bars: usize, grid_spec: &str) -> Result<(), String> {
         let words: Vec<&str> = line.split_whitespace().collect();
         let reply = match words[..] {
             ["quit"] => break,
-            ["run", "kernel", name, pass] => {
-                let k = kernels::kernel(name).ok_or(format!("unknown kernel {name}"))?;
-                let pass = match pass {
-                    "fresh" => Pass::FreshNanFill,
-                    "reuse" => Pass::ReuseNanFill,
-                    "head" => Pass::ReuseNanHead,
-                    p => return Err(format!("unknown pass {p}")),
-                };
-                let t = std::time::Instant::now();
-                let r = kernels::sweep_with(k, pass, &close, &params, fee);
-                let dt = t.elapsed().as_secs_f64();
-                format!("{dt:?} {}", r.trades.iter().sum::<i64>())
+            ["faults", ref rest @ ..] => {
+                let before = minor_faults();
+                let r = run_line(rest, &close, &params, fee)?;
+                format!("{} {}", minor_faults().saturating_sub(before), r.0)
             }
-            ["run", "variant", name] => {
-                let v = Variant::from_name(name).ok_or(format!("unknown variant {name}"))?;
+            ["run", ref rest @ ..] => {
                 let t = std::time::Instant::now();
-                let r = v
-                    .sweep(&close, &params, fee, hullsweep_variants::Threads::Fixed(1))
-                    .map_err(|e| e.to_string())?;
-                let dt = t.elapsed().as_secs_f64();
-                format!("{dt:?} {}", r.trades.iter().sum::<i64>())
+                let (trades, _) = run_line(rest, &close, &params, fee)?;
+                format!("{:?} {trades}", t.elapsed().as_secs_f64())
             }
             _ => format!("error: unknown command {line:?}"),
         };
@@ -360,4 +388,45 @@ pub fn serve(bars: usize, grid_spec: &str) -> Result<(), String> {
         out.flush().map_err(|e| e.to_string())?;
     }
     Ok(())
+}
+
+/// Runs `kernel NAME fresh|reuse|head` or `variant NAME` once: `(trades_sum, ())`.
+fn run_line(
+    words: &[&str],
+    close: &[f64],
+    params: &[hullsweep_kernel::Combo],
+    fee: f64,
+) -> Result<(i64, ()), String> {
+    let r = match *words {
+        ["kernel", name, pass] => {
+            let k = kernels::kernel(name).ok_or(format!("unknown kernel {name}"))?;
+            let pass = match pass {
+                "fresh" => Pass::FreshNanFill,
+                "reuse" => Pass::ReuseNanFill,
+                "head" => Pass::ReuseNanHead,
+                p => return Err(format!("unknown pass {p}")),
+            };
+            kernels::sweep_with(k, pass, close, params, fee)
+        }
+        ["variant", name] => {
+            let v = Variant::from_name(name).ok_or(format!("unknown variant {name}"))?;
+            v.sweep(close, params, fee, hullsweep_variants::Threads::Fixed(1))
+                .map_err(|e| e.to_string())?
+        }
+        _ => return Err(format!("unknown run target {words:?}")),
+    };
+    Ok((r.trades.iter().sum(), ()))
+}
+
+/// Minor page faults of this process so far (`/proc/self/stat` field 10): allocation that
+/// returns memory to the kernel shows up here as fresh, zeroed pages on every reuse.
+pub fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // The command name (field 2) may hold spaces; count fields after its closing paren.
+            let rest = s.rsplit_once(')')?.1.to_string();
+            rest.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
 }

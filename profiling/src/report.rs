@@ -236,20 +236,23 @@ pub fn command(
         notes.push("--quick: the separate builds (target-cpu=native, LTO, frame pointers) and the flamegraph are skipped".into());
     }
 
-    // 1. The gap, and the ladder with numba in the same run.
+    // 1. The gap on the full workload.
     let gap = match numba {
         Some(_) => Some(step("gap (numba vs rust reference)", || lab.run("gap"))?),
         None => None,
     };
+
+    // 2. The ladder (numba in the same rounds), page faults and one experiment per hypothesis,
+    // on the reduced sweep so that ten interleaved rounds of every arm fit in minutes.
+    let mut hlab = Lab::new(plan.bars, plan.hyp_grid, plan.rounds, &scratch.join("hyp"))?;
+    let hnumba = numba.and_then(|_| hlab.numba().ok());
     let ladder = {
-        let arms = lab.ladder_arms(plan.builds, numba)?;
+        let arms = hlab.ladder_arms(plan.builds, hnumba)?;
         step("ladder", || {
-            interleave(&arms, plan.rounds, &lab.wl, &mut lab.workers)
+            interleave(&arms, plan.rounds, &hlab.wl, &mut hlab.workers)
         })?
     };
-
-    // 2. One experiment per hypothesis on the reduced sweep.
-    let mut hlab = Lab::new(plan.bars, plan.hyp_grid, plan.rounds, &scratch.join("hyp"))?;
+    let faults = step("page faults per sweep", || hlab.faults(hnumba))?;
     let mut results: Vec<(&str, &str, Outcome)> = Vec::new();
     for &(key, question) in HYPOTHESES {
         if matches!(key, "gap" | "ladder") || (!plan.builds && matches!(key, "native" | "lto")) {
@@ -380,6 +383,7 @@ pub fn command(
         counts.as_ref(),
         &set,
         &flames,
+        &faults,
         &notes,
         &out,
     );
@@ -416,6 +420,7 @@ fn render(
     counts: Option<&Counts>,
     set: &AsmSet,
     flames: &[(&str, PathBuf)],
+    faults: &[(String, u64)],
     notes: &[String],
     out: &Path,
 ) -> (String, Vec<Chart>) {
@@ -500,10 +505,11 @@ fn render(
     let _ = writeln!(s, "## 2. Attribution: the ladder\n");
     let _ = writeln!(
         s,
-        "Each step adds one change to the previous one; numba runs in the same interleaved rounds, \
+        "Reduced sweep: {} bars, grid `{}`. Each step adds one change to the previous one; numba runs in the same interleaved rounds, \
          so the steps telescope exactly: their shares plus the unexplained rest add up to 100% of \
          (first step − numba). Rust steps run in `serve` worker processes of the baseline and the \
-         native builds (same data, same timing code as the numba worker).\n"
+         native builds (same data, same timing code as the numba worker).\n",
+        plan.bars, plan.hyp_grid
     );
     s.push_str(&table(ladder));
     let last = ladder.labels.len() - 1;
@@ -552,7 +558,7 @@ fn render(
             file: "ladder.svg".into(),
             title: format!(
                 "Ladder: {} bars x grid {} (median of {} interleaved rounds)",
-                plan.bars, plan.grid, plan.rounds
+                plan.bars, plan.hyp_grid, plan.rounds
             ),
             xlabel: "seconds per sweep".into(),
             labels: ladder.labels.clone(),
@@ -828,14 +834,18 @@ fn render(
          one; it failed because of what bounds the loop, not because the check was already gone.\n"
     );
 
-    // Hypotheses.
+    // Hypotheses. Their shares use the gap measured on the same reduced sweep (the ladder's first
+    // arm against its numba arm), falling back to the full-size gap.
+    if has_numba {
+        gap_frac = Some(1.0 - ladder.median(last) / ladder.median(0));
+    }
     let _ = writeln!(s, "## 6. Every hypothesis, one A/B each\n");
     let _ = writeln!(
         s,
         "Reduced sweep: {} bars, grid `{}`; {} interleaved rounds. Reproduce one with \
          `cargo run -p hullsweep-profiling --release -- ab KEY --bars {} --grid {} --rounds {}`. \
          *Share of the gap* = (1 − B/A) / (1 − numba/Rust), the fraction of the reference's time the \
-         toggle saves over the fraction numba saves{}. Every in-process arm is checked bit-identical \
+         toggle saves over the fraction numba saves on the same reduced sweep{}. Every in-process arm is checked bit-identical \
          (PnL bits and trades) against the reference on every run.\n",
         plan.bars,
         plan.hyp_grid,
@@ -912,6 +922,35 @@ fn render(
         });
         let _ = writeln!(s, "![shares](charts/shares.svg)\n");
     }
+
+    // Page faults.
+    let _ = writeln!(
+        s,
+        "## 6b. Page faults per sweep\n\nMinor page faults during one sweep ({} bars, grid `{}`), \
+         counted by each process itself (`/proc/self/stat`, Python's `getrusage`), second of two runs. A fault is a \
+         fresh zeroed page from the kernel: the cost an allocation pays when the allocator has given the memory back.\n\n\
+         | configuration | minor faults | per WMA pass |\n|---|---:|---:|",
+        plan.bars, plan.hyp_grid
+    );
+    let combos: usize = plan
+        .hyp_grid
+        .rsplit(':')
+        .next()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(1);
+    for (label, n) in faults {
+        let _ = writeln!(
+            s,
+            "| {label} | {n} | {:.1} |",
+            *n as f64 / (combos * 7) as f64
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n(One array of {} f64 is {} pages of 4 KiB.)\n",
+        plan.bars,
+        (plan.bars * 8).div_ceil(4096)
+    );
 
     // Instruction counts.
     let _ = writeln!(s, "## 7. Instruction counts (callgrind)\n");
