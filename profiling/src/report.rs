@@ -112,7 +112,7 @@ fn find<'a>(set: &'a AsmSet, origin: &str, name: &str) -> Option<&'a FuncAsm> {
 fn loop_line(f: Option<&FuncAsm>) -> String {
     match f.and_then(FuncAsm::main_loop) {
         Some(l) => format!(
-            "{} instructions/element, {} element(s) per iteration, bounds-check branch inside the loop: {}",
+            "{} instructions/element, {} multiply(ies) per iteration, bounds-check branch inside the loop: {}",
             fmt2(l.per_element),
             l.muls,
             if l.has_bounds_panic { "**yes**" } else { "no" }
@@ -672,6 +672,30 @@ fn render(
          every trimmed loop is in [asm/](asm/) and numba's LLVM IR for the loop in \
          [asm/numba--wma-hot-blocks.ll](asm/numba--wma-hot-blocks.ll). `cargo run -p hullsweep-profiling --release -- asm` \
          regenerates them and writes the untrimmed functions under `target/prof-asm/`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "Every Rust function with a hot loop (the largest innermost loop containing an FP add, or a \
+         compare for the event loop), both builds, and numba:\n\n\
+         | build | function | instructions per multiply (scalar: per element) | multiplies per iteration | bounds check in loop |\n|---|---|---:|---:|---|"
+    );
+    for f in set.rust.iter().chain(&set.numba) {
+        if let Some(l) = f.main_loop().filter(|l| l.muls > 0) {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {} | {} |",
+                f.origin,
+                f.name,
+                fmt2(l.per_element),
+                l.muls,
+                if l.has_bounds_panic { "yes" } else { "no" }
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n(Packed `mulpd` counts once however many lanes it has; for the event loop, `backtest`, only the \
+         presence of the bounds check is meaningful.)\n"
     );
     if let (Some(r), Some(n)) = (
         rw.and_then(FuncAsm::main_loop),
