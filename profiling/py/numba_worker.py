@@ -28,7 +28,14 @@ def main():
     # Compile on a tiny input of the same types, so the timed calls never include the JIT.
     ref.sweep(close[:64].copy(), params[:1].copy(), fee)
     out = sys.stdout
-    out.write(f"ready numba={numba.__version__} llvmlite={llvmlite.__version__} numpy={np.__version__}\n")
+    import llvmlite.binding as llb
+
+    feats = llb.get_host_cpu_features()
+    avx512 = "yes" if feats.get("avx512f") else "no"
+    out.write(
+        f"ready numba={numba.__version__} llvmlite={llvmlite.__version__} numpy={np.__version__} "
+        f"numba_target_cpu={llb.get_host_cpu_name()} numba_avx512f={avx512}\n"
+    )
     out.flush()
     last = None
     for line in sys.stdin:

@@ -79,6 +79,8 @@ pub struct Counts {
     pub elements: u64,
     pub rust: Vec<Count>,
     pub numba: Result<u64, String>,
+    /// The numba worker's banner under valgrind (its view of the CPU differs: no AVX-512).
+    pub numba_banner: String,
     pub reference_profile: String,
     pub dir: PathBuf,
 }
@@ -149,9 +151,12 @@ pub fn collect(
     let reference_profile = annotate(&dir.join("callgrind.variant-reference.out"), 8);
     let spec: hullsweep_kernel::GridSpec = grid.parse().map_err(|e| format!("{e}"))?;
     let params = hullsweep_kernel::grid(spec).map_err(|e| e.to_string())?;
-    let numba = match python {
-        Some(py) => numba_count(py, bars, grid, dir),
-        None => Err("no venv python".into()),
+    let (numba, numba_banner) = match python {
+        Some(py) => match numba_count(py, bars, grid, dir) {
+            Ok((ir, banner)) => (Ok(ir), banner),
+            Err(e) => (Err(e), String::new()),
+        },
+        None => (Err("no venv python".into()), String::new()),
     };
     Ok(Counts {
         bars,
@@ -159,6 +164,7 @@ pub fn collect(
         elements: elements(bars, &params),
         rust,
         numba,
+        numba_banner,
         reference_profile,
         dir: dir.to_path_buf(),
     })
@@ -167,7 +173,7 @@ pub fn collect(
 /// numba under callgrind: instrumentation starts off (so importing numba and compiling the JIT
 /// run at valgrind's uninstrumented speed) and is switched on with `callgrind_control` only for
 /// one `run` of the sweep, after the worker has compiled it.
-fn numba_count(py: &Path, bars: usize, grid: &str, dir: &Path) -> Result<u64, String> {
+fn numba_count(py: &Path, bars: usize, grid: &str, dir: &Path) -> Result<(u64, String), String> {
     let scratch = dir.join("numba-data");
     let lab = crate::hypotheses::Lab::new(bars, grid, 1, &scratch)?;
     let (c, p) = lab.raw_files();
@@ -179,6 +185,7 @@ fn numba_count(py: &Path, bars: usize, grid: &str, dir: &Path) -> Result<u64, St
         .arg(crate::numba_worker_script())
         .args([c, p, lab.wl.fee.to_string()]);
     let mut w = Worker::spawn("numba-under-callgrind", cmd)?;
+    let banner = w.banner.clone();
     let pid = w.pid().to_string();
     let ctl = |arg: &str| {
         Command::new("callgrind_control")
@@ -209,7 +216,7 @@ fn numba_count(py: &Path, bars: usize, grid: &str, dir: &Path) -> Result<u64, St
     drop(w);
     // The file is written at exit; give the filesystem a moment on a loaded machine.
     std::thread::sleep(Duration::from_millis(200));
-    total_ir(&out)
+    Ok((total_ir(&out)?, banner))
 }
 
 /// `profiling count`: prints the counts.
@@ -233,10 +240,11 @@ pub fn command(bars: usize, grid: &str, out: &str) -> Result<(), String> {
     }
     match &c.numba {
         Ok(ir) => println!(
-            "{:<40} {:>14} Ir  {:>6.2} Ir/element",
+            "{:<40} {:>14} Ir  {:>6.2} Ir/element  ({})",
             "numba sweep",
             ir,
-            *ir as f64 / c.elements as f64
+            *ir as f64 / c.elements as f64,
+            c.numba_banner
         ),
         Err(e) => println!("numba: not counted: {e}"),
     }

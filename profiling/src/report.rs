@@ -319,6 +319,7 @@ pub fn command(
                 ir: r.saturating_sub(setup),
             }],
             numba: Err("skipped in --quick".into()),
+            numba_banner: String::new(),
             reference_profile: String::new(),
             dir,
         })
@@ -991,6 +992,7 @@ fn render(
             let _ = writeln!(s, "| what | instructions | Ir/element |\n|---|---:|---:|");
             let mut labels = Vec::new();
             let mut values = Vec::new();
+            let mut notes_cg: Vec<String> = Vec::new();
             for r in &c.rust {
                 let pe = r.ir as f64 / c.elements as f64;
                 let _ = writeln!(s, "| {} | {} | {:.2} |", r.what, r.ir, pe);
@@ -1001,12 +1003,22 @@ fn render(
                 Ok(ir) => {
                     let pe = *ir as f64 / c.elements as f64;
                     let _ = writeln!(s, "| numba sweep | {ir} | {pe:.2} |");
+                    notes_cg.push(format!(
+                        "Under valgrind numba sees a different CPU ({}): valgrind does not emulate AVX-512, \
+                         and numba compiles for the CPU it sees, so this count is for numba's code built for that \
+                         target, not for the host CPU that the timings use (the Rust counts are for the baseline \
+                         build, which runs unchanged under valgrind).",
+                        c.numba_banner
+                    ));
                     labels.push("numba sweep".into());
                     values.push(pe);
                 }
                 Err(e) => {
                     let _ = writeln!(s, "\nnumba was not counted: {e}\n");
                 }
+            }
+            for n in &notes_cg {
+                let _ = writeln!(s, "\n{n}");
             }
             if !c.reference_profile.is_empty() {
                 let _ = writeln!(
