@@ -1,6 +1,6 @@
 """Long-lived numba worker for the profiling lab: JIT is paid once, then timed sweeps on demand.
 
-Protocol (one line each way): `run` -> `<seconds> <trades_sum>`; `faults` -> minor page faults of one sweep;
+Protocol (one line each way): `run` -> `<wall_s> <trades_sum> <cpu_s>`; `faults` -> minor page faults of one sweep;
 `result` -> JSON pnl/trades;
 `asm DIR` -> writes numba's assembly and LLVM IR for wma/backtest into DIR; `quit`.
 """
@@ -43,10 +43,12 @@ def main():
         if not cmd:
             continue
         if cmd[0] == "run":
+            c0 = time.process_time()
             t0 = time.perf_counter()
             last = ref.sweep(close, params, fee)
             dt = time.perf_counter() - t0
-            out.write(f"{dt!r} {int(last[1].sum())}\n")
+            dc = time.process_time() - c0
+            out.write(f"{dt!r} {int(last[1].sum())} {dc!r}\n")
         elif cmd[0] == "faults":
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             last = ref.sweep(close, params, fee)

@@ -351,7 +351,8 @@ pub fn keys() -> String {
 }
 
 /// Serves timed sweeps over stdin/stdout for another process's interleaved runs.
-/// `run kernel NAME fresh|reuse|head` or `run variant NAME` -> `<seconds> <trades_sum>`.
+/// `run kernel NAME fresh|reuse|head` or `run variant NAME` -> `<wall_s> <trades_sum> <cpu_s>`;
+/// `faults ...` (same targets) -> `<minor_faults> <trades_sum>`.
 pub fn serve(bars: usize, grid_spec: &str) -> Result<(), String> {
     use std::io::{BufRead, Write};
     let spec: GridSpec = grid_spec.parse().map_err(|e| format!("{e}"))?;
@@ -378,9 +379,9 @@ pub fn serve(bars: usize, grid_spec: &str) -> Result<(), String> {
                 format!("{} {}", minor_faults().saturating_sub(before), r.0)
             }
             ["run", ref rest @ ..] => {
-                let t = std::time::Instant::now();
-                let (trades, _) = run_line(rest, &close, &params, fee)?;
-                format!("{:?} {trades}", t.elapsed().as_secs_f64())
+                let (r, t) = crate::timing::timed(|| run_line(rest, &close, &params, fee));
+                let (trades, _) = r?;
+                format!("{:?} {trades} {:?}", t.wall, t.cpu)
             }
             _ => format!("error: unknown command {line:?}"),
         };

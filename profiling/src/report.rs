@@ -65,20 +65,23 @@ fn pct(x: f64) -> String {
     format!("{:+.1}%", x * 100.0)
 }
 
-/// Renders an outcome as a markdown table, ratios against arm 0.
+/// Renders an outcome as a markdown table, ratios against arm 0, wall clock and process CPU time.
 fn table(o: &Outcome) -> String {
-    let mut s =
-        String::from("| arm | median | min..max | ratio to first |\n|---|---:|---:|---:|\n");
+    let mut s = String::from(
+        "| arm | wall median | wall min..max | wall ratio | CPU median | CPU ratio |\n|---|---:|---:|---:|---:|---:|\n",
+    );
     for i in 0..o.labels.len() {
         let (lo, hi) = o.range(i);
         let _ = writeln!(
             s,
-            "| {} | {} | {}..{} | {:.3} |",
+            "| {} | {} | {}..{} | {:.3} | {} | {:.3} |",
             o.labels[i],
             ms(o.median(i)),
             ms(lo),
             ms(hi),
-            o.ratio(i, 0)
+            o.ratio(i, 0),
+            ms(o.cpu_median(i)),
+            o.cpu_median(i) / o.cpu_median(0)
         );
     }
     s
@@ -466,12 +469,14 @@ fn render(
         hullsweep_kernel::DEFAULT_FEE_PCT
     );
     let mut gap_frac = None;
+    let mut cpu_gap_frac: Option<f64> = None;
     match gap {
         Some(g) => {
             s.push_str(&table(g));
             let (r, n) = (g.median(0), g.median(1));
             let frac = 1.0 - n / r;
             gap_frac = Some(frac);
+            cpu_gap_frac = Some(1.0 - g.cpu_median(1) / g.cpu_median(0));
             let _ = writeln!(
                 s,
                 "\n**Gap: Rust reference {} vs numba {}: Rust is {} ({:.3}x numba's time).** \
@@ -519,28 +524,34 @@ fn render(
         let t0 = ladder.median(0);
         let tn = ladder.median(last);
         let total = t0 - tn;
+        let c0 = ladder.cpu_median(0);
+        let ctotal = c0 - ladder.cpu_median(last);
         let _ = writeln!(
             s,
-            "\n| step | time saved | share of the gap |\n|---|---:|---:|"
+            "\n| step | wall time saved | share of the gap (wall) | share of the gap (CPU time) |\n|---|---:|---:|---:|"
         );
         let mut explained = 0.0;
         for i in 1..last {
             let d = ladder.median(i - 1) - ladder.median(i);
+            let cd = ladder.cpu_median(i - 1) - ladder.cpu_median(i);
             explained += d;
             let _ = writeln!(
                 s,
-                "| {} | {} | {:.1}% |",
+                "| {} | {} | {:.1}% | {:.1}% |",
                 ladder.labels[i],
                 ms(d),
-                100.0 * d / total
+                100.0 * d / total,
+                100.0 * cd / ctotal
             );
         }
         let rest = ladder.median(last - 1) - tn;
+        let crest = ladder.cpu_median(last - 1) - ladder.cpu_median(last);
         let _ = writeln!(
             s,
-            "| unexplained (last Rust step − numba) | {} | {:.1}% |",
+            "| unexplained (last Rust step − numba) | {} | {:.1}% | {:.1}% |",
             ms(rest),
-            100.0 * rest / total
+            100.0 * rest / total,
+            100.0 * crest / ctotal
         );
         let _ = writeln!(
             s,
@@ -863,6 +874,7 @@ fn render(
     // arm against its numba arm), falling back to the full-size gap.
     if has_numba {
         gap_frac = Some(1.0 - ladder.median(last) / ladder.median(0));
+        cpu_gap_frac = Some(1.0 - ladder.cpu_median(last) / ladder.cpu_median(0));
     }
     let _ = writeln!(s, "## 6. Every hypothesis, one A/B each\n");
     let _ = writeln!(
@@ -890,9 +902,14 @@ fn render(
         if let Some(g) = gap_frac.filter(|g| g.abs() > 1e-9) {
             for i in 1..o.labels.len() {
                 let saved = 1.0 - o.median(i) / o.median(0);
+                let csaved = 1.0 - o.cpu_median(i) / o.cpu_median(0);
+                let cshare = cpu_gap_frac
+                    .filter(|c| c.abs() > 1e-9)
+                    .map(|c| format!("; by CPU time {} → {:.0}%", pct(csaved), 100.0 * csaved / c))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     s,
-                    "\n- {}: saves {} of the baseline arm's time → **{:.0}% of the gap**",
+                    "\n- {}: saves {} of the baseline arm's wall time → **{:.0}% of the gap**{cshare}",
                     o.labels[i],
                     pct(saved),
                     100.0 * saved / g

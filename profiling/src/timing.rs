@@ -64,14 +64,16 @@ impl Worker {
         self.read_line()
     }
 
-    /// Asks for one timed run; returns the seconds the worker measured around its sweep.
-    pub fn run(&mut self, line: &str) -> Result<(f64, i64), String> {
+    /// Asks for one timed run; returns the wall and process-CPU seconds the worker measured
+    /// around its sweep, and the sum of trades (to check the answer).
+    pub fn run(&mut self, line: &str) -> Result<(Sample, i64), String> {
         let reply = self.call(line)?;
         let mut it = reply.split_whitespace();
-        let secs = it.next().and_then(|s| s.parse().ok());
+        let wall = it.next().and_then(|s| s.parse().ok());
         let trades = it.next().and_then(|s| s.parse().ok());
-        match (secs, trades) {
-            (Some(s), Some(t)) => Ok((s, t)),
+        let cpu = it.next().and_then(|s| s.parse().ok());
+        match (wall, trades, cpu) {
+            (Some(wall), Some(t), Some(cpu)) => Ok((Sample { wall, cpu }, t)),
             _ => Err(format!("worker {} replied {reply:?}", self.name)),
         }
     }
@@ -106,16 +108,55 @@ pub struct Labeled<'a> {
     pub arm: Arm<'a>,
 }
 
+/// One timed run: wall-clock seconds and the process's CPU seconds over the same interval.
+/// CPU time leaves out the time the process sat preempted by other load on a shared machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    pub wall: f64,
+    pub cpu: f64,
+}
+
+/// CPU seconds this process has used so far (all threads).
+pub fn cpu_now() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_PROCESS_CPUTIME_ID is always supported on Linux.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return f64::NAN;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Times `f`, wall and CPU.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Sample) {
+    let c0 = cpu_now();
+    let t = Instant::now();
+    let r = f();
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = cpu_now() - c0;
+    (r, Sample { wall, cpu })
+}
+
 /// Medians and samples per arm, in arm order.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub labels: Vec<String>,
     pub samples: Vec<Vec<f64>>,
+    /// CPU seconds of the same runs.
+    pub cpu: Vec<Vec<f64>>,
 }
 
 impl Outcome {
     pub fn median(&self, i: usize) -> f64 {
         median(&self.samples[i])
+    }
+
+    /// Median CPU seconds of arm `i`.
+    pub fn cpu_median(&self, i: usize) -> f64 {
+        median(&self.cpu[i])
     }
 
     /// Median of arm `i` over median of arm `j` (>1: `i` is slower).
@@ -186,24 +227,19 @@ impl Workload {
     }
 }
 
-/// Runs one arm once and returns its seconds; checks the answer against the reference.
-fn run_arm(arm: &Arm, wl: &Workload, workers: &mut [Worker]) -> Result<f64, String> {
+/// Runs one arm once and returns its times; checks the answer against the reference.
+fn run_arm(arm: &Arm, wl: &Workload, workers: &mut [Worker]) -> Result<Sample, String> {
     match arm {
         Arm::Kernel(k, pass) => {
-            let t = Instant::now();
-            let r = sweep_with(*k, *pass, &wl.close, &wl.params, wl.fee);
-            let dt = t.elapsed().as_secs_f64();
+            let (r, t) = timed(|| sweep_with(*k, *pass, &wl.close, &wl.params, wl.fee));
             if !identical(&r, &wl.want) {
                 return Err("an in-process kernel differs from the reference".into());
             }
-            Ok(dt)
+            Ok(t)
         }
         Arm::Variant(v) => {
-            let t = Instant::now();
-            let r = v
-                .sweep(&wl.close, &wl.params, wl.fee, Threads::Fixed(1))
-                .map_err(|e| e.to_string())?;
-            let dt = t.elapsed().as_secs_f64();
+            let (r, t) = timed(|| v.sweep(&wl.close, &wl.params, wl.fee, Threads::Fixed(1)));
+            let r = r.map_err(|e| e.to_string())?;
             // Variants that reorder sums may legitimately move a cross on data the gate never saw;
             // that is the gate's business, so warn and keep timing rather than abort the report.
             if r.trades != wl.want.trades {
@@ -212,10 +248,10 @@ fn run_arm(arm: &Arm, wl: &Workload, workers: &mut [Worker]) -> Result<f64, Stri
                     v.name()
                 );
             }
-            Ok(dt)
+            Ok(t)
         }
         Arm::Remote(i, line) => {
-            let (dt, trades) = workers[*i].run(line)?;
+            let (t, trades) = workers[*i].run(line)?;
             if trades != wl.trades_sum() {
                 return Err(format!(
                     "worker {} `{line}` traded {trades}, reference {}",
@@ -223,7 +259,7 @@ fn run_arm(arm: &Arm, wl: &Workload, workers: &mut [Worker]) -> Result<f64, Stri
                     wl.trades_sum()
                 ));
             }
-            Ok(dt)
+            Ok(t)
         }
     }
 }
@@ -237,17 +273,21 @@ pub fn interleave(
     workers: &mut [Worker],
 ) -> Result<Outcome, String> {
     let mut samples = vec![Vec::with_capacity(rounds); arms.len()];
+    let mut cpu = vec![Vec::with_capacity(rounds); arms.len()];
     for a in arms {
         run_arm(&a.arm, wl, workers)?;
     }
     for r in 0..rounds {
         for j in 0..arms.len() {
             let i = (j + r) % arms.len();
-            samples[i].push(run_arm(&arms[i].arm, wl, workers)?);
+            let t = run_arm(&arms[i].arm, wl, workers)?;
+            samples[i].push(t.wall);
+            cpu[i].push(t.cpu);
         }
     }
     Ok(Outcome {
         labels: arms.iter().map(|a| a.label.clone()).collect(),
         samples,
+        cpu,
     })
 }
