@@ -90,12 +90,14 @@ fn real_main(raw: Vec<String>) -> Result<(), String> {
                 for i in 0..o.labels.len() {
                     let (lo, hi) = o.range(i);
                     println!(
-                        "  {:<36} median {:>9.4} s  [{:.4}..{:.4}]  ratio to first {:.4}",
+                        "  {:<40} wall {:>8.4} s [{:.4}..{:.4}] ratio {:.4} | cpu {:>8.4} s ratio {:.4}",
                         o.labels[i],
                         o.median(i),
                         lo,
                         hi,
-                        o.ratio(i, 0)
+                        o.ratio(i, 0),
+                        o.cpu_median(i),
+                        o.cpu_median(i) / o.cpu_median(0)
                     );
                 }
             }

@@ -52,6 +52,10 @@ pub fn collect(numba_banner: Option<&str>) -> Vec<(String, String)> {
             ),
         ),
         (
+            "CPU family (decoded)".into(),
+            decode_family(&field("vendor_id"), &field("cpu family")),
+        ),
+        (
             "logical CPUs".into(),
             std::thread::available_parallelism()
                 .map(|n| n.to_string())
@@ -85,4 +89,16 @@ pub fn native_cpu() -> String {
             .map(|l| l.trim().to_string())
     })
     .unwrap_or_else(|| "unknown".into())
+}
+
+/// AMD's family number names the core generation (the model name is masked on some VMs).
+fn decode_family(vendor: &str, family: &str) -> String {
+    let generation = match (vendor, family.parse::<u32>().unwrap_or(0)) {
+        ("AuthenticAMD", 0x17) => "AMD Zen / Zen 2",
+        ("AuthenticAMD", 0x19) => "AMD Zen 3 / Zen 4",
+        ("AuthenticAMD", 0x1a) => "AMD Zen 5",
+        ("GenuineIntel", 6) => "Intel family 6",
+        _ => "unknown",
+    };
+    format!("{vendor}, family {family}: {generation}")
 }
