@@ -15,6 +15,9 @@ pub enum Flavor {
     Lto,
     /// Frame pointers and the `flamegraph` feature, for pprof.
     FramePointers,
+    /// `-C target-cpu=haswell`: the CPU numba sees under valgrind (no AVX-512, which valgrind
+    /// cannot run), so callgrind can compare like with like.
+    Haswell,
 }
 
 impl Flavor {
@@ -24,6 +27,7 @@ impl Flavor {
             Flavor::Native => "native",
             Flavor::Lto => "lto",
             Flavor::FramePointers => "fp",
+            Flavor::Haswell => "haswell",
         }
     }
 
@@ -38,6 +42,7 @@ impl Flavor {
             Flavor::FramePointers => {
                 "RUSTFLAGS='-C force-frame-pointers=yes' cargo build --release --features flamegraph"
             }
+            Flavor::Haswell => "RUSTFLAGS='-C target-cpu=haswell' cargo build --release",
         }
     }
 }
@@ -73,6 +78,9 @@ pub fn build(flavor: Flavor) -> Result<PathBuf, String> {
         Flavor::FramePointers => {
             cmd.env("RUSTFLAGS", "-C force-frame-pointers=yes")
                 .args(["--features", "flamegraph"]);
+        }
+        Flavor::Haswell => {
+            cmd.env("RUSTFLAGS", "-C target-cpu=haswell");
         }
     }
     let st = cmd

@@ -107,6 +107,7 @@ pub fn collect(
     grid: &str,
     dir: &Path,
     python: Option<&Path>,
+    haswell: Option<&Path>,
 ) -> Result<Counts, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -147,6 +148,22 @@ pub fn collect(
             what: format!("kernel reference, pass {pass}"),
             ir: ir.saturating_sub(setup),
         });
+    }
+    // The same code built for the CPU numba targets under valgrind, for a like-for-like count.
+    if let Some(hw) = haswell {
+        let f = dir.join("callgrind.haswell-setup.out");
+        let hsetup = run(hw, &base(&["--none", "x"]), &f)?;
+        for (what, extra) in [
+            ("variant reference", ["--variant", "reference"]),
+            ("kernel unchecked", ["--kernel", "unchecked"]),
+        ] {
+            let f = dir.join(format!("callgrind.haswell-{}.out", what.replace(' ', "-")));
+            let ir = run(hw, &base(&extra), &f)?;
+            rust.push(Count {
+                what: format!("{what} (target-cpu=haswell build)"),
+                ir: ir.saturating_sub(hsetup),
+            });
+        }
     }
     let reference_profile = annotate(&dir.join("callgrind.variant-reference.out"), 8);
     let spec: hullsweep_kernel::GridSpec = grid.parse().map_err(|e| format!("{e}"))?;
@@ -225,7 +242,14 @@ pub fn command(bars: usize, grid: &str, out: &str) -> Result<(), String> {
         println!("valgrind is not installed: instruction counts skipped");
         return Ok(());
     }
-    let c = collect(bars, grid, Path::new(out), crate::python().as_deref())?;
+    let hw = crate::builds::build(crate::builds::Flavor::Haswell).ok();
+    let c = collect(
+        bars,
+        grid,
+        Path::new(out),
+        crate::python().as_deref(),
+        hw.as_deref(),
+    )?;
     println!(
         "# callgrind, {} bars, grid {}, {} multiply-adds",
         c.bars, c.grid, c.elements

@@ -328,11 +328,13 @@ pub fn command(
         })
     } else {
         Some(step("callgrind", || {
+            let hw = builds::build(Flavor::Haswell)?;
             callgrind::collect(
                 plan.cg_bars,
                 plan.cg_grid,
                 &scratch.join("callgrind"),
                 crate::python().as_deref(),
+                Some(&hw),
             )
         })?)
     };
@@ -1035,6 +1037,51 @@ fn render(
                     let _ = writeln!(s, "\nnumba was not counted: {e}\n");
                 }
             }
+            // The instruction ladder: the same steps as the timing ladder, counted.
+            let steps = [
+                (
+                    "rust reference (variant, baseline build)",
+                    "variant reference",
+                ),
+                ("lab copy of the reference loop", "kernel reference"),
+                ("+ get_unchecked (no bounds check)", "kernel unchecked"),
+                (
+                    "+ target-cpu=haswell (numba's target under valgrind)",
+                    "kernel unchecked (target-cpu=haswell build)",
+                ),
+            ];
+            let vals: Vec<Option<f64>> = steps.iter().map(|(_, w)| ir_per_element(c, w)).collect();
+            if let (Ok(n), true) = (&c.numba, vals.iter().all(Option::is_some)) {
+                let n = *n as f64 / c.elements as f64;
+                let v: Vec<f64> = vals.into_iter().flatten().collect();
+                let total = v[0] - n;
+                let _ = writeln!(
+                    s,
+                    "\nThe ladder, counted (Ir/element; numba counted for the same haswell target):\n\n\
+                     | step | Ir/element | Ir/element removed | share of the instruction gap |\n|---|---:|---:|---:|\n\
+                     | {} | {} | | |",
+                    steps[0].0,
+                    fmt2(v[0])
+                );
+                for i in 1..v.len() {
+                    let _ = writeln!(
+                        s,
+                        "| {} | {} | {} | {:.1}% |",
+                        steps[i].0,
+                        fmt2(v[i]),
+                        fmt2(v[i - 1] - v[i]),
+                        100.0 * (v[i - 1] - v[i]) / total
+                    );
+                }
+                let last = v[v.len() - 1];
+                let _ = writeln!(
+                    s,
+                    "| numba sweep | {} | unexplained {} | {:.1}% |",
+                    fmt2(n),
+                    fmt2(last - n),
+                    100.0 * (last - n) / total
+                );
+            }
             for n in &notes_cg {
                 let _ = writeln!(s, "\n{n}");
             }
@@ -1181,12 +1228,15 @@ fn summary(
     if let Some(c) = counts {
         let r = ir_per_element(c, "variant reference");
         let u = ir_per_element(c, "kernel unchecked");
+        let uh = ir_per_element(c, "kernel unchecked (target-cpu=haswell build)");
         if let (Some(r), Ok(n)) = (r, &c.numba) {
             let _ = writeln!(
                 s,
-                "- **Instructions (callgrind)**: reference {} Ir/element, `get_unchecked` {}, numba {}.",
+                "- **Instructions (callgrind)**: reference {} Ir/element, `get_unchecked` {}, `get_unchecked` built \
+                 for numba's valgrind target (haswell) {}, numba {}.",
                 fmt2(r),
                 u.map(fmt2).unwrap_or_else(|| "—".into()),
+                uh.map(fmt2).unwrap_or_else(|| "—".into()),
                 fmt2(*n as f64 / c.elements as f64)
             );
         }
