@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod data;
+mod serve;
 mod sweep;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
@@ -20,11 +21,13 @@ pub struct Cli {
 enum Command {
     Data(data::Args),
     Sweep(sweep::Args),
+    Serve(serve::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Data(args) => data::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
