@@ -163,9 +163,9 @@ impl Client {
         let (n_bars, _) = Self::counts(close, &[])?;
         let head = protocol::request_head(protocol::OP_LOAD, n_bars, 0, None);
         let body = self.call(&[&head, &le(close)])?;
-        let id: [u8; 8] = body
-            .try_into()
-            .map_err(|b: Vec<u8>| ClientError::Protocol(format!("load reply of {} bytes", b.len())))?;
+        let id: [u8; 8] = body.try_into().map_err(|b: Vec<u8>| {
+            ClientError::Protocol(format!("load reply of {} bytes", b.len()))
+        })?;
         Ok(u64::from_le_bytes(id))
     }
 
@@ -177,6 +177,23 @@ impl Client {
         Ok(protocol::decode_sweep_reply(&body, params.len(), false)
             .map_err(ClientError::Protocol)?
             .0)
+    }
+
+    /// Opcode 6: like [`sweep_loaded`](Client::sweep_loaded), plus the kernel time in the server.
+    pub fn sweep_loaded_timed(
+        &mut self,
+        id: u64,
+        params: &[Combo],
+    ) -> Result<(SweepResult, Duration), ClientError> {
+        let (_, n_combos) = Self::counts(&[], params)?;
+        let head = protocol::request_head(protocol::OP_SWEEP_LOADED_TIMED, 0, n_combos, Some(id));
+        let body = self.call(&[&head, &le(params.as_flattened())])?;
+        let (r, s) = protocol::decode_sweep_reply(&body, params.len(), true)
+            .map_err(ClientError::Protocol)?;
+        let secs = s.unwrap_or(0.0);
+        let d = Duration::try_from_secs_f64(secs)
+            .map_err(|_| ClientError::Protocol(format!("bad kernel time {secs}")))?;
+        Ok((r, d))
     }
 
     /// Opcode 4: frees the series loaded as `id`.

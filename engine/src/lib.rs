@@ -7,4 +7,6 @@ pub mod protocol;
 pub mod server;
 
 pub use client::{Client, ClientError};
-pub use server::{Config, EngineError, Endpoint, Server, ShutdownHandle, default_variant, serve_stdio};
+pub use server::{
+    Config, Endpoint, EngineError, Server, ShutdownHandle, default_variant, serve_stdio,
+};

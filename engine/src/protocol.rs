@@ -17,6 +17,8 @@ pub const OP_SWEEP_LOADED: u8 = 3;
 pub const OP_DROP: u8 = 4;
 /// Extension: opcode 0 plus a trailing `f64`, the seconds the kernel took inside the server.
 pub const OP_SWEEP_TIMED: u8 = 5;
+/// Extension: opcode 3 plus the trailing kernel seconds, to isolate a params-only call's boundary.
+pub const OP_SWEEP_LOADED_TIMED: u8 = 6;
 
 /// Set in a reply's length word when the body is an error message.
 pub const ERROR_BIT: u32 = 0x8000_0000;
@@ -37,7 +39,7 @@ pub enum ProtocolError {
     #[error("empty request body: a request needs at least its 1-byte opcode")]
     EmptyBody,
     #[error(
-        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep)"
+        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded)"
     )]
     UnknownOpcode(u8),
     #[error("body of {len} bytes is shorter than the {need}-byte header of opcode {opcode}")]
@@ -77,6 +79,7 @@ pub enum Request<'a> {
     SweepLoaded {
         id: u64,
         params: Cow<'a, [Combo]>,
+        timed: bool,
     },
     Drop {
         id: u64,
@@ -159,7 +162,7 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
     let (&opcode, _) = body.split_first().ok_or(ProtocolError::EmptyBody)?;
     let need = match opcode {
         OP_SWEEP | OP_ECHO | OP_LOAD | OP_SWEEP_TIMED => HEADER_LEN,
-        OP_SWEEP_LOADED | OP_DROP => ID_HEADER_LEN,
+        OP_SWEEP_LOADED | OP_SWEEP_LOADED_TIMED | OP_DROP => ID_HEADER_LEN,
         _ => return Err(ProtocolError::UnknownOpcode(opcode)),
     };
     if body.len() < need {
@@ -207,11 +210,12 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
             must_be_zero("n_combos", n_combos)?;
             Request::Load { close: close() }
         }
-        OP_SWEEP_LOADED => {
+        OP_SWEEP_LOADED | OP_SWEEP_LOADED_TIMED => {
             must_be_zero("n_bars", n_bars)?;
             Request::SweepLoaded {
                 id: u64_at(body, HEADER_LEN),
                 params: params(),
+                timed: opcode == OP_SWEEP_LOADED_TIMED,
             }
         }
         _ => {
@@ -306,7 +310,8 @@ pub fn decode_sweep_reply(
         .chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect();
-    let seconds = timed.then(|| f64::from_le_bytes(body[16 * n_combos..].try_into().unwrap_or([0; 8])));
+    let seconds =
+        timed.then(|| f64::from_le_bytes(body[16 * n_combos..].try_into().unwrap_or([0; 8])));
     Ok((SweepResult { pnl, trades }, seconds))
 }
 
@@ -481,7 +486,8 @@ mod tests {
             parse_request(body(&f)).unwrap(),
             Request::SweepLoaded {
                 id: 7,
-                params: Cow::Borrowed(&params[..])
+                params: Cow::Borrowed(&params[..]),
+                timed: false,
             }
         );
         let f = encode_request(OP_DROP, &[], &[], Some(u64::MAX));

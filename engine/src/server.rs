@@ -197,9 +197,9 @@ impl Session<'_> {
                 Ok(protocol::encode_reply(&body))
             }
             Request::Load { close } => self.load(&close),
-            Request::SweepLoaded { id, params } => {
+            Request::SweepLoaded { id, params, timed } => {
                 let close = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
-                self.sweep(close, &params, false)
+                self.sweep(close, &params, timed)
             }
             Request::Drop { id } => {
                 let close = self.series.remove(&id).ok_or_else(|| Self::unknown(id))?;
@@ -403,7 +403,8 @@ impl Server {
             .map_err(io_err(format!("creating {}", private.display())))?;
         let inner = private.join("s");
         let bound = (|| {
-            let listener = UnixListener::bind(&inner).map_err(io_err(format!("binding {shown}")))?;
+            let listener =
+                UnixListener::bind(&inner).map_err(io_err(format!("binding {shown}")))?;
             fs::set_permissions(&inner, fs::Permissions::from_mode(0o600))
                 .map_err(io_err(format!("chmod 0600 {shown}")))?;
             rustix::fs::renameat_with(
@@ -575,27 +576,27 @@ fn spawn_connection(
         };
         return Ok(None);
     }
-    let (reader, writer, keep): (Box<dyn Read + Send>, Box<dyn Write + Send>, Stream) =
-        match stream {
-            Stream::Unix(s) => {
-                s.set_nonblocking(false)?;
-                (
-                    Box::new(s.try_clone()?),
-                    Box::new(s.try_clone()?),
-                    Stream::Unix(s),
-                )
-            }
-            Stream::Tcp(s) => {
-                s.set_nonblocking(false)?;
-                // Replies are single writes; Nagle would only delay them.
-                s.set_nodelay(true)?;
-                (
-                    Box::new(s.try_clone()?),
-                    Box::new(s.try_clone()?),
-                    Stream::Tcp(s),
-                )
-            }
-        };
+    let (reader, writer, keep): (Box<dyn Read + Send>, Box<dyn Write + Send>, Stream) = match stream
+    {
+        Stream::Unix(s) => {
+            s.set_nonblocking(false)?;
+            (
+                Box::new(s.try_clone()?),
+                Box::new(s.try_clone()?),
+                Stream::Unix(s),
+            )
+        }
+        Stream::Tcp(s) => {
+            s.set_nonblocking(false)?;
+            // Replies are single writes; Nagle would only delay them.
+            s.set_nodelay(true)?;
+            (
+                Box::new(s.try_clone()?),
+                Box::new(s.try_clone()?),
+                Stream::Tcp(s),
+            )
+        }
+    };
     live.lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(id, keep);
