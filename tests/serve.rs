@@ -61,7 +61,12 @@ fn check_sweep(c: &mut Client) {
     let want = hullsweep_kernel::sweep(&close, &params, 0.09).unwrap();
     let got = c.sweep(&close, &params).unwrap();
     assert_eq!(got.trades, want.trades);
-    assert!(got.pnl.iter().zip(&want.pnl).all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(
+        got.pnl
+            .iter()
+            .zip(&want.pnl)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
 }
 
 #[test]
@@ -69,12 +74,8 @@ fn unix_socket_is_0600_and_removed_on_sigterm_and_sigint() {
     for sig in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("e.sock");
-        let (mut proc, line) = Proc::spawn(&[
-            "--unix",
-            path.to_str().unwrap(),
-            "--variant",
-            "reference",
-        ]);
+        let (mut proc, line) =
+            Proc::spawn(&["--unix", path.to_str().unwrap(), "--variant", "reference"]);
         assert_eq!(line, format!("listening unix {}", path.display()));
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600, "socket mode {mode:o}");
@@ -90,7 +91,11 @@ fn unix_socket_is_0600_and_removed_on_sigterm_and_sigint() {
 #[test]
 fn tcp_port_zero_prints_the_port_and_binds_loopback() {
     let (mut proc, line) = Proc::spawn(&["--tcp", "0", "--variant", "reference"]);
-    let addr: std::net::SocketAddr = line.strip_prefix("listening tcp ").unwrap().parse().unwrap();
+    let addr: std::net::SocketAddr = line
+        .strip_prefix("listening tcp ")
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
     let mut c = Client::connect_tcp(addr).unwrap();
     check_sweep(&mut c);

@@ -61,7 +61,9 @@ fn tcp_addr(s: &str) -> anyhow::Result<SocketAddr> {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let config = Config {
-        variant: args.variant.unwrap_or_else(hullsweep_engine::default_variant),
+        variant: args
+            .variant
+            .unwrap_or_else(hullsweep_engine::default_variant),
         threads: super::sweep::threads(args.threads)?,
         fee_pct: args.fee,
         max_frame: args.max_frame,
