@@ -86,7 +86,8 @@ class Client:
 
     # -- framing ---------------------------------------------------------------------------
     def _send(self, parts: list) -> None:
-        views = [memoryview(p).cast("B") for p in parts if len(memoryview(p).cast("B"))]
+        # Byte views of every non-empty part (numpy refuses to cast an empty array's view).
+        views = [memoryview(p).cast("B") for p in parts if getattr(p, "nbytes", len(p))]
         while views:
             if self._sock is not None:
                 n = self._sock.sendmsg(views)
