@@ -47,8 +47,11 @@ fn window(rng: &mut fastrand::Rng) -> i64 {
     }
 }
 
-/// One request frame and, when it is a plain v1 sweep, its inputs for the differential check.
-fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, Option<(Vec<f64>, Vec<Combo>)>) {
+/// A plain v1 sweep's inputs, kept for the differential check against the kernel.
+type SweepInputs = Option<(Vec<f64>, Vec<Combo>)>;
+
+/// One request frame and, when it is a plain v1 sweep, its inputs.
+fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, SweepInputs) {
     let close: Vec<f64> = (0..rng.usize(0..48)).map(|_| price(rng)).collect();
     let params: Vec<Combo> = (0..rng.usize(0..4))
         .map(|_| std::array::from_fn(|_| window(rng)))

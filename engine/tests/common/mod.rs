@@ -98,7 +98,7 @@ pub fn exchange(s: &mut UnixStream, bytes: &[u8]) -> Result<Vec<u8>, String> {
 /// True once the server has closed this stream (reads end).
 pub fn closed_by_server(s: &mut UnixStream) -> bool {
     let mut b = [0u8; 1];
-    matches!(s.read(&mut b), Ok(0)) || matches!(s.read(&mut b), Err(_))
+    matches!(s.read(&mut b), Ok(0) | Err(_))
 }
 
 /// A small deterministic series and combos for fast sweeps.
