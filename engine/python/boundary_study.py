@@ -200,6 +200,8 @@ def main() -> None:
     ap.add_argument("--ref-dir", type=Path, default=ROOT / "reference")
     ap.add_argument("--out", type=Path, default=ROOT / "reports")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--ref-note", default=None,
+                    help="how to describe the numba reference in the report, when not reference/ here")
     args = ap.parse_args()
 
     if not args.no_build:
@@ -423,6 +425,7 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
     L.append(f"- rustc {rustc.get('release')} (LLVM {rustc.get('LLVM version')}), release build")
     L.append(f"- Python {v['python']}, numpy {v['numpy']}, numba {v['numba']}")
     ref_note = ("`reference/hullsweep_ref.py` (the project's numba reference)" if in_repo_ref else
+                args.ref_note if args.ref_note else
                 f"**a local stand-in** at `{ref_path}` with the interface of `reference/hullsweep_ref.py` "
                 "(the project's reference had not landed in this branch; rerun once it has)")
     L.append(f"- numba baseline: {ref_note}, single thread")

@@ -39,10 +39,18 @@ fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> EngineError {
 
 /// The variant the server runs unless told otherwise: the fastest one available.
 ///
-/// Names are tried fastest first; the list is ahead of the variants crate on purpose, so a
-/// faster variant is picked up by name the day it lands, and `reference` is always there.
+/// Names are tried fastest first (the variants branch's names, in expected speed order; the lab
+/// is the judge, so reorder here if it says otherwise). Names that have not landed are skipped,
+/// and `reference` is always there.
 pub fn default_variant() -> Variant {
-    const FASTEST_FIRST: &[&str] = &["parallel", "fast", "optimized", "unchecked", "reference"];
+    const FASTEST_FIRST: &[&str] = &[
+        "rayon",
+        "simd",
+        "prealloc",
+        "unchecked",
+        "checked",
+        "reference",
+    ];
     FASTEST_FIRST
         .iter()
         .find_map(|n| Variant::from_name(n))
