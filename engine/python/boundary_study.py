@@ -1,9 +1,8 @@
 """The boundary study: what calling the Rust engine from Python costs, by architecture, with the
-equivalence gate across the boundary. Regenerates reports/boundary.md and its SVG plots.
+equivalence gate across the boundary; regenerates reports/boundary.md and its SVG plots."""
 
-Run from the repository root:  .venv/bin/python engine/python/boundary_study.py
-(needs numpy, numba and matplotlib: reference/requirements.txt + reference/requirements-lab.txt).
-"""
+# Run from the repository root:  .venv/bin/python engine/python/boundary_study.py
+# (numpy and numba from reference/requirements.txt, matplotlib from reference/requirements-lab.txt).
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """Python client for the hullsweep engine: protocol v1 plus the extensions of PROTOCOL-EXT.md.
-Standard library and numpy only; an error frame raises EngineError with the server's message.
+Standard library and numpy only; an error frame raises EngineError with the server's message."""
 
-Arrays go out as vectored writes straight from numpy memory (no copy when already
-little-endian float64/int64 and contiguous), replies come back into one preallocated buffer
-that the returned arrays view.
-"""
+# Arrays go out as vectored writes straight from numpy memory (no copy when already
+# little-endian float64/int64 and contiguous); replies land in one buffer the results view.
 
 from __future__ import annotations
 

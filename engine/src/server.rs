@@ -396,12 +396,12 @@ impl Server {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        let name = path
-            .file_name()
-            .ok_or_else(|| EngineError::Config(format!("{shown} has no file name")))?;
+        if path.file_name().is_none() {
+            return Err(EngineError::Config(format!("{shown} has no file name")));
+        }
+        // Short, so the temporary path fits the 108-byte socket path limit whenever `path` does.
         let private = parent.join(format!(
-            ".{}.{}.{}.bind",
-            name.to_string_lossy(),
+            ".hs{}-{}",
             std::process::id(),
             NEXT_BIND.fetch_add(1, Ordering::SeqCst)
         ));

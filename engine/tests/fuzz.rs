@@ -1,11 +1,11 @@
-//! A structure-aware mutation fuzzer for the frame reader, request parser and dispatcher, on the
-//! stable toolchain as an ordinary test. `HULLSWEEP_FUZZ_SECS` sets the duration (default 2 s),
-//! `HULLSWEEP_FUZZ_SEED` replays one seed; a failure prints the seed and the input.
-//!
-//! Each case is a byte stream of a few well-formed requests (every opcode, good and bad values),
-//! mutated (bit flips, truncation, insertion, splices, length words set to edge values). The
-//! whole stream is served as one connection. Invariants: no panic; the output is a sequence of
-//! whole frames; error messages are non-empty UTF-8; unmutated sweeps match the kernel bit for bit.
+//! A structure-aware mutation fuzzer for the frame reader, request parser and dispatcher, run on
+//! the stable toolchain as an ordinary test: `HULLSWEEP_FUZZ_SECS` (default 2), `HULLSWEEP_FUZZ_SEED`.
+
+// Each case is a byte stream of a few well-formed requests (every opcode, good and bad values),
+// mutated (bit flips, truncation, insertion, splices, length words set to edge values) and served
+// as one connection. Invariants: no panic; the output is a sequence of whole frames; error
+// messages are non-empty UTF-8; unmutated sweeps match the kernel bit for bit. A failure prints
+// the seed to replay.
 
 use hullsweep_engine::protocol::{self, ERROR_BIT};
 use hullsweep_engine::server::{Shared, serve_connection};
