@@ -80,6 +80,7 @@ fn unix_socket_is_0600_and_removed_on_sigterm_and_sigint() {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600, "socket mode {mode:o}");
         let mut c = Client::connect_unix(&path).unwrap();
+        c.set_timeout(Some(Duration::from_secs(30))).unwrap();
         check_sweep(&mut c);
         // An open, idle connection must not hold shutdown up.
         proc.signal(sig);
@@ -98,6 +99,7 @@ fn tcp_port_zero_prints_the_port_and_binds_loopback() {
         .unwrap();
     assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
     let mut c = Client::connect_tcp(addr).unwrap();
+    c.set_timeout(Some(Duration::from_secs(30))).unwrap();
     check_sweep(&mut c);
     proc.signal(rustix::process::Signal::TERM);
     assert!(proc.wait().success());

@@ -31,6 +31,13 @@ pub struct Client {
     writer: Box<dyn Write + Send>,
     child: Option<Child>,
     max_reply: u32,
+    socket: Option<Socket>,
+}
+
+/// A handle on the socket under a socket client, kept to set timeouts.
+enum Socket {
+    Unix(UnixStream),
+    Tcp(TcpStream),
 }
 
 impl Client {
@@ -40,18 +47,23 @@ impl Client {
             writer,
             child: None,
             max_reply: protocol::MAX_FRAME_LIMIT,
+            socket: None,
         }
     }
 
     pub fn connect_unix(path: impl AsRef<Path>) -> Result<Client, ClientError> {
         let s = UnixStream::connect(path)?;
-        Ok(Client::new(Box::new(s.try_clone()?), Box::new(s)))
+        let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
+        c.socket = Some(Socket::Unix(s));
+        Ok(c)
     }
 
     pub fn connect_tcp(addr: impl ToSocketAddrs) -> Result<Client, ClientError> {
         let s = TcpStream::connect(addr)?;
         s.set_nodelay(true)?;
-        Ok(Client::new(Box::new(s.try_clone()?), Box::new(s)))
+        let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
+        c.socket = Some(Socket::Tcp(s));
+        Ok(c)
     }
 
     /// Spawns `program args...` (e.g. `hullsweep serve --stdio`) and talks over its stdin/stdout.
@@ -79,6 +91,22 @@ impl Client {
     pub fn with_max_reply(mut self, max_reply: u32) -> Client {
         self.max_reply = max_reply;
         self
+    }
+
+    /// Bounds every read and write of a socket client (stdio clients have no timeouts).
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> Result<(), ClientError> {
+        match &self.socket {
+            Some(Socket::Unix(s)) => {
+                s.set_read_timeout(timeout)?;
+                s.set_write_timeout(timeout)?;
+            }
+            Some(Socket::Tcp(s)) => {
+                s.set_read_timeout(timeout)?;
+                s.set_write_timeout(timeout)?;
+            }
+            None => {}
+        }
+        Ok(())
     }
 
     fn call(&mut self, parts: &[&[u8]]) -> Result<Vec<u8>, ClientError> {

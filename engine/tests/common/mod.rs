@@ -65,10 +65,12 @@ impl Running {
     }
 
     pub fn client(&self) -> hullsweep_engine::Client {
-        match &self.endpoint {
+        let c = match &self.endpoint {
             Endpoint::Unix(p) => hullsweep_engine::Client::connect_unix(p).unwrap(),
             Endpoint::Tcp(a) => hullsweep_engine::Client::connect_tcp(a).unwrap(),
-        }
+        };
+        c.set_timeout(Some(TIMEOUT)).unwrap();
+        c
     }
 
     pub fn stop(mut self) {
