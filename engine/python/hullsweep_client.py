@@ -120,7 +120,18 @@ class Client:
         return body
 
     def _call(self, parts: list) -> bytearray:
-        self._send(parts)
+        try:
+            self._send(parts)
+        except OSError as sent:
+            # The server may have refused the frame early (over its size limit) and closed;
+            # its error frame can still be waiting to be read, and says why.
+            try:
+                self._reply()
+            except EngineError:
+                raise
+            except Exception:
+                pass
+            raise sent
         return self._reply()
 
     @staticmethod

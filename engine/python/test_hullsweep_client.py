@@ -34,7 +34,7 @@ PARAMS = np.array([[6, 3, 2, 6, 3, 2], [20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 2
 @pytest.fixture(params=["unix", "tcp", "stdio"])
 def client(request, tmp_path):
     binary = str(engine_binary())
-    common = ["--variant", "reference", "--threads", "1"]
+    common = ["--variant", "reference", "--threads", "1", "--max-frame", "262144"]
     if request.param == "stdio":
         c = hc.Client.spawn_stdio([binary, "serve", "--stdio", *common])
         yield c
@@ -86,6 +86,11 @@ def test_error_frames_carry_the_message_and_the_connection_goes_on(client):
     with pytest.raises(hc.EngineError, match="bad price inf"):
         client.load(np.array([1.0, np.inf]))
     assert client.sweep(x, PARAMS)[1].shape == (3,)
+
+
+def test_an_oversize_request_raises_the_servers_reason(client):
+    with pytest.raises(hc.EngineError, match="exceeds the limit of 262144 bytes"):
+        client.echo(np.ones(1 << 20))
 
 
 def test_results_pass_the_gate_against_numba(client):

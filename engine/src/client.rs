@@ -110,7 +110,14 @@ impl Client {
     }
 
     fn call(&mut self, parts: &[&[u8]]) -> Result<Vec<u8>, ClientError> {
-        protocol::write_all_vectored(&mut self.writer, parts)?;
+        if let Err(sent) = protocol::write_all_vectored(&mut self.writer, parts) {
+            // The server may have refused the frame early (over its size limit) and closed; its
+            // error frame can still be waiting to be read, and says why.
+            return match self.read_reply() {
+                Err(server @ ClientError::Server(_)) => Err(server),
+                _ => Err(sent.into()),
+            };
+        }
         self.read_reply()
     }
 

@@ -266,6 +266,24 @@ fn connections_over_the_limit_are_refused_with_a_message() {
     assert_serves(&mut b);
 }
 
+/// A request over the limit, sent whole by a client: the client reports the server's reason,
+/// not just the reset it got while still sending.
+#[test]
+fn clients_report_the_servers_reason_for_an_oversize_request() {
+    for server in [Running::unix(small_config()), Running::tcp(small_config())] {
+        let mut c = server.client();
+        match c.echo(&vec![1.0; 1 << 20]) {
+            Err(ClientError::Server(m)) => assert!(m.contains("exceeds the limit"), "{m}"),
+            other => panic!("expected the server's message, got {other:?}"),
+        }
+        let want = hullsweep_kernel::sweep(&series(100), &combos(), 0.09).unwrap();
+        assert_eq!(
+            server.client().sweep(&series(100), &combos()).unwrap(),
+            want
+        );
+    }
+}
+
 #[test]
 fn timed_sweep_reports_kernel_time_and_the_same_results() {
     let server = Running::tcp(small_config());
