@@ -268,7 +268,9 @@ mod tests {
         let (pnl, trades) = backtest(&close, &hma, &zero, 0.0);
         assert_eq!(trades, 2);
         // Short 11 -> 12: -1 * (12/11 - 1) * 100; long 12 -> 13: (13/12 - 1) * 100.
-        let want = 0.0 + -1.0 * (12.0 / 11.0 - 1.0) * 100.0 - 0.0 + (13.0 / 12.0 - 1.0) * 100.0;
+        let (short, long) = (-1.0, 1.0);
+        let want =
+            0.0 + short * (12.0 / 11.0 - 1.0) * 100.0 - 0.0 + long * (13.0 / 12.0 - 1.0) * 100.0;
         assert_eq!(pnl, want);
     }
 

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod data;
 mod gate;
 mod lab;
+mod serve;
 mod setup;
 mod sweep;
 
@@ -25,6 +26,7 @@ enum Command {
     Data(data::Args),
     Sweep(sweep::Args),
     Gate(gate::Args),
+    Serve(serve::Args),
     Setup(setup::Args),
 }
 
@@ -35,5 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

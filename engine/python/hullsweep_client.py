@@ -1,0 +1,221 @@
+"""Python client for the hullsweep engine: protocol v1 plus the extensions of PROTOCOL-EXT.md.
+Standard library and numpy only; an error frame raises EngineError with the server's message."""
+
+# Arrays go out as vectored writes straight from numpy memory (no copy when already
+# little-endian float64/int64 and contiguous); replies land in one buffer the results view.
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import subprocess
+
+import numpy as np
+
+OP_SWEEP, OP_ECHO, OP_LOAD, OP_SWEEP_LOADED, OP_DROP, OP_SWEEP_TIMED, OP_SWEEP_LOADED_TIMED = range(7)
+ERROR_BIT = 0x8000_0000
+_HEAD = struct.Struct("<IBII")  # length word + the 9-byte request header
+_HEAD_ID = struct.Struct("<IBIIQ")  # ... plus a u64 series id (opcodes 3, 4, 6)
+
+
+class EngineError(Exception):
+    """The server answered with an error frame; str(e) is its message."""
+
+
+class ProtocolError(Exception):
+    """The reply did not match the request (a client or server bug, or the wrong peer)."""
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype="<f8").reshape(-1)
+
+
+def _params(p) -> np.ndarray:
+    p = np.ascontiguousarray(p, dtype="<i8")
+    if p.size == 0:
+        return p.reshape(0, 6)
+    if p.ndim != 2 or p.shape[1] != 6:
+        raise ValueError(f"params must be an n x 6 int64 array, got shape {p.shape}")
+    return p
+
+
+class Client:
+    """One connection to an engine. Use Client.unix / Client.tcp / Client.spawn_stdio."""
+
+    def __init__(self, sock: socket.socket | None = None, proc: subprocess.Popen | None = None):
+        self._sock = sock
+        self._proc = proc
+
+    # -- connecting ------------------------------------------------------------------------
+    @classmethod
+    def unix(cls, path: str) -> "Client":
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        return cls(sock=s)
+
+    @classmethod
+    def tcp(cls, host: str, port: int) -> "Client":
+        s = socket.create_connection((host, port))
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(sock=s)
+
+    @classmethod
+    def spawn_stdio(cls, argv: list[str]) -> "Client":
+        """Spawns e.g. ["hullsweep", "serve", "--stdio"]; close() ends its input and waits."""
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        return cls(proc=proc)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            self._proc.stdin.close()
+            self._proc.wait(timeout=30)
+            self._proc.stdout.close()
+            self._proc = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- framing ---------------------------------------------------------------------------
+    def _send(self, parts: list) -> None:
+        # Byte views of every non-empty part (numpy refuses to cast an empty array's view).
+        views = [memoryview(p).cast("B") for p in parts if getattr(p, "nbytes", len(p))]
+        while views:
+            if self._sock is not None:
+                n = self._sock.sendmsg(views)
+            else:
+                n = os.writev(self._proc.stdin.fileno(), views)
+            # Drop what was written; keep the unwritten tail of a partly written part.
+            while views and n >= len(views[0]):
+                n -= len(views[0])
+                views.pop(0)
+            if views and n:
+                views[0] = views[0][n:]
+
+    def _recv_into(self, view: memoryview) -> None:
+        got = 0
+        while got < len(view):
+            if self._sock is not None:
+                n = self._sock.recv_into(view[got:])
+            else:
+                n = self._proc.stdout.readinto(view[got:])
+            if not n:
+                raise ConnectionError(f"engine closed the stream after {got} of {len(view)} bytes")
+            got += n
+
+    def _reply(self) -> bytearray:
+        head = bytearray(4)
+        self._recv_into(memoryview(head))
+        (word,) = struct.unpack("<I", head)
+        body = bytearray(word & ~ERROR_BIT)
+        self._recv_into(memoryview(body))
+        if word & ERROR_BIT:
+            raise EngineError(body.decode("utf-8", "replace"))
+        return body
+
+    def _call(self, parts: list) -> bytearray:
+        try:
+            self._send(parts)
+        except OSError as sent:
+            # The server may have refused the frame early (over its size limit) and closed;
+            # its error frame can still be waiting to be read, and says why.
+            try:
+                self._reply()
+            except EngineError:
+                raise
+            except Exception:
+                pass
+            raise sent
+        return self._reply()
+
+    @staticmethod
+    def _sweep_reply(body: bytearray, n: int, timed: bool):
+        want = 16 * n + (8 if timed else 0)
+        if len(body) != want:
+            raise ProtocolError(f"sweep reply of {len(body)} bytes, expected {want}")
+        pnl = np.frombuffer(body, dtype="<f8", count=n)
+        trades = np.frombuffer(body, dtype="<i8", count=n, offset=8 * n)
+        if timed:
+            (secs,) = struct.unpack_from("<d", body, 16 * n)
+            return pnl, trades, secs
+        return pnl, trades
+
+    # -- operations ------------------------------------------------------------------------
+    def sweep(self, close, params):
+        """Opcode 0: returns (pnl float64[n], trades int64[n]) with the server's variant and fee."""
+        c, p = _f64(close), _params(params)
+        head = _HEAD.pack(9 + c.nbytes + p.nbytes, OP_SWEEP, c.size, p.shape[0])
+        return self._sweep_reply(self._call([head, c, p]), p.shape[0], False)
+
+    def sweep_timed(self, close, params):
+        """Opcode 5: (pnl, trades, seconds the kernel took inside the server)."""
+        c, p = _f64(close), _params(params)
+        head = _HEAD.pack(9 + c.nbytes + p.nbytes, OP_SWEEP_TIMED, c.size, p.shape[0])
+        return self._sweep_reply(self._call([head, c, p]), p.shape[0], True)
+
+    def echo(self, close) -> np.ndarray:
+        """Opcode 1: the series back, verbatim."""
+        c = _f64(close)
+        body = self._call([_HEAD.pack(9 + c.nbytes, OP_ECHO, c.size, 0), c])
+        if len(body) != c.nbytes:
+            raise ProtocolError(f"echo reply of {len(body)} bytes for {c.size} floats")
+        return np.frombuffer(body, dtype="<f8")
+
+    def load(self, close) -> int:
+        """Opcode 2: keeps the series on this connection; returns its id."""
+        c = _f64(close)
+        body = self._call([_HEAD.pack(9 + c.nbytes, OP_LOAD, c.size, 0), c])
+        if len(body) != 8:
+            raise ProtocolError(f"load reply of {len(body)} bytes")
+        return struct.unpack("<Q", body)[0]
+
+    def sweep_loaded(self, series_id: int, params):
+        """Opcode 3: sweeps over a loaded series; only the params travel."""
+        p = _params(params)
+        head = _HEAD_ID.pack(17 + p.nbytes, OP_SWEEP_LOADED, 0, p.shape[0], series_id)
+        return self._sweep_reply(self._call([head, p]), p.shape[0], False)
+
+    def sweep_loaded_timed(self, series_id: int, params):
+        """Opcode 6: (pnl, trades, kernel seconds inside the server) over a loaded series."""
+        p = _params(params)
+        head = _HEAD_ID.pack(17 + p.nbytes, OP_SWEEP_LOADED_TIMED, 0, p.shape[0], series_id)
+        return self._sweep_reply(self._call([head, p]), p.shape[0], True)
+
+    def drop(self, series_id: int) -> None:
+        """Opcode 4: frees a loaded series."""
+        self._call([_HEAD_ID.pack(17, OP_DROP, 0, 0, series_id)])
+
+
+if __name__ == "__main__":
+    # Smoke test: python hullsweep_client.py unix PATH | tcp HOST PORT | stdio HULLSWEEP_BIN
+    import sys
+
+    kind = sys.argv[1]
+    if kind == "unix":
+        cl = Client.unix(sys.argv[2])
+    elif kind == "tcp":
+        cl = Client.tcp(sys.argv[2], int(sys.argv[3]))
+    else:
+        cl = Client.spawn_stdio([sys.argv[2], "serve", "--stdio"])
+    with cl:
+        x = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(3000))
+        grid = np.array([[n, max(n // 2, 1), max(int(n**0.5), 1), n, max(n // 2, 1), max(n // 3, 1)]
+                         for n in (6, 20, 50)], dtype=np.int64)
+        assert np.array_equal(cl.echo(x), x)
+        pnl, trades = cl.sweep(x, grid)
+        sid = cl.load(x)
+        pnl2, trades2 = cl.sweep_loaded(sid, grid)
+        assert np.array_equal(pnl, pnl2) and np.array_equal(trades, trades2)
+        cl.drop(sid)
+        try:
+            cl.sweep(np.array([1.0, -1.0]), grid)
+            raise SystemExit("expected an EngineError")
+        except EngineError as e:
+            print("error frame ok:", e)
+        print("ok", pnl, trades)

@@ -1,0 +1,107 @@
+"""The Python client against a real engine: every opcode over Unix, TCP and stdio, error frames
+as EngineError, and the equivalence gate against the numba reference when it is present."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hullsweep_client as hc  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def engine_binary() -> Path:
+    for profile in ("debug", "release"):
+        p = ROOT / "target" / profile / "hullsweep"
+        if p.exists():
+            return p
+    pytest.skip("no hullsweep binary: run cargo build first")
+
+
+def series(n=3000):
+    rng = np.random.default_rng(7)
+    return 100.0 * np.cumprod(1.0 + 0.001 * rng.standard_normal(n))
+
+
+PARAMS = np.array([[6, 3, 2, 6, 3, 2], [20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 25, 16]], dtype=np.int64)
+
+
+@pytest.fixture(params=["unix", "tcp", "stdio"])
+def client(request, tmp_path):
+    binary = str(engine_binary())
+    common = ["--variant", "reference", "--threads", "1", "--max-frame", "262144"]
+    if request.param == "stdio":
+        c = hc.Client.spawn_stdio([binary, "serve", "--stdio", *common])
+        yield c
+        c.close()
+        return
+    where = ["--unix", str(tmp_path / "e.sock")] if request.param == "unix" else ["--tcp", "0"]
+    proc = subprocess.Popen([binary, "serve", *where, *common], stdout=subprocess.PIPE, text=True)
+    try:
+        addr = proc.stdout.readline().split(" ", 2)[2].strip()
+        if request.param == "unix":
+            c = hc.Client.unix(addr)
+        else:
+            host, port = addr.rsplit(":", 1)
+            c = hc.Client.tcp(host, int(port))
+        yield c
+        c.close()
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+    if request.param == "unix":
+        assert not os.path.exists(tmp_path / "e.sock")
+
+
+def test_every_opcode_round_trips(client):
+    x = series()
+    odd = np.array([np.nan, 1e-300, 1e300, 3.5])
+    assert np.array_equal(client.echo(odd).view(np.int64), odd.view(np.int64))
+    assert client.echo(np.array([])).size == 0
+    pnl, trades = client.sweep(x, PARAMS)
+    sid = client.load(x)
+    pnl2, trades2 = client.sweep_loaded(sid, PARAMS)
+    assert np.array_equal(pnl, pnl2) and np.array_equal(trades, trades2)
+    pnl3, trades3, secs = client.sweep_timed(x, PARAMS)
+    assert np.array_equal(pnl, pnl3) and secs > 0
+    assert client.sweep(x, PARAMS[:0])[0].size == 0
+    client.drop(sid)
+    with pytest.raises(hc.EngineError, match=f"unknown series id {sid}"):
+        client.sweep_loaded(sid, PARAMS)
+
+
+def test_error_frames_carry_the_message_and_the_connection_goes_on(client):
+    x = series(200)
+    bad = x.copy()
+    bad[5] = -1.0
+    with pytest.raises(hc.EngineError, match="bad price -1 at index 5"):
+        client.sweep(bad, PARAMS)
+    with pytest.raises(hc.EngineError, match="hma_sqrt = 0"):
+        client.sweep(x, np.array([[5, 2, 0, 5, 2, 1]]))
+    with pytest.raises(hc.EngineError, match="bad price inf"):
+        client.load(np.array([1.0, np.inf]))
+    assert client.sweep(x, PARAMS)[1].shape == (3,)
+
+
+def test_an_oversize_request_raises_the_servers_reason(client):
+    with pytest.raises(hc.EngineError, match="exceeds the limit of 262144 bytes"):
+        client.echo(np.ones(1 << 20))
+
+
+def test_results_pass_the_gate_against_numba(client):
+    ref_dir = ROOT / "reference"
+    if not (ref_dir / "hullsweep_ref.py").exists():
+        pytest.skip("reference/hullsweep_ref.py not in this checkout")
+    sys.path.insert(0, str(ref_dir))
+    import hullsweep_ref
+
+    x = series()
+    want_pnl, want_trades = hullsweep_ref.sweep(x, PARAMS, 0.09)
+    pnl, trades = client.sweep(x, PARAMS)
+    assert np.array_equal(trades, want_trades)
+    assert np.max(np.abs(pnl - want_pnl)) <= 1e-6

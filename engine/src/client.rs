@@ -1,0 +1,275 @@
+//! A blocking Rust client for the engine over a Unix socket, TCP or a spawned `--stdio` server.
+//! Server error frames come back as [`ClientError::Server`] carrying the server's message.
+
+use crate::protocol::{self, COMBO_BYTES};
+use hullsweep_kernel::{Combo, SweepResult};
+use std::ffi::OsStr;
+use std::io::{self, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with an error frame; this is its message.
+    #[error("server error: {0}")]
+    Server(String),
+    #[error("i/o error talking to the engine: {0}")]
+    Io(#[from] io::Error),
+    /// The request cannot be expressed in protocol v1, or the reply did not match it.
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+/// One connection to an engine. Requests are sent with vectored writes straight from the
+/// caller's arrays; replies are read whole.
+pub struct Client {
+    reader: BufReader<Box<dyn Read + Send>>,
+    writer: Box<dyn Write + Send>,
+    child: Option<Child>,
+    max_reply: u32,
+    socket: Option<Socket>,
+}
+
+/// A handle on the socket under a socket client, kept to set timeouts.
+enum Socket {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Client {
+    fn new(reader: Box<dyn Read + Send>, writer: Box<dyn Write + Send>) -> Client {
+        Client {
+            reader: BufReader::with_capacity(64 * 1024, reader),
+            writer,
+            child: None,
+            max_reply: protocol::MAX_FRAME_LIMIT,
+            socket: None,
+        }
+    }
+
+    pub fn connect_unix(path: impl AsRef<Path>) -> Result<Client, ClientError> {
+        let s = UnixStream::connect(path)?;
+        let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
+        c.socket = Some(Socket::Unix(s));
+        Ok(c)
+    }
+
+    pub fn connect_tcp(addr: impl ToSocketAddrs) -> Result<Client, ClientError> {
+        let s = TcpStream::connect(addr)?;
+        s.set_nodelay(true)?;
+        let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
+        c.socket = Some(Socket::Tcp(s));
+        Ok(c)
+    }
+
+    /// Spawns `program args...` (e.g. `hullsweep serve --stdio`) and talks over its stdin/stdout.
+    /// Dropping the client closes its stdin and waits for it to exit.
+    pub fn spawn_stdio<I, S>(program: impl AsRef<OsStr>, args: I) -> Result<Client, ClientError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let missing = || ClientError::Protocol("child has no piped stdio".into());
+        let stdin = child.stdin.take().ok_or_else(missing)?;
+        let stdout = child.stdout.take().ok_or_else(missing)?;
+        let mut c = Client::new(Box::new(stdout), Box::new(stdin));
+        c.child = Some(child);
+        Ok(c)
+    }
+
+    /// Caps the size of a reply this client will allocate (default: the protocol maximum).
+    pub fn with_max_reply(mut self, max_reply: u32) -> Client {
+        self.max_reply = max_reply;
+        self
+    }
+
+    /// Bounds every read and write of a socket client (stdio clients have no timeouts).
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> Result<(), ClientError> {
+        match &self.socket {
+            Some(Socket::Unix(s)) => {
+                s.set_read_timeout(timeout)?;
+                s.set_write_timeout(timeout)?;
+            }
+            Some(Socket::Tcp(s)) => {
+                s.set_read_timeout(timeout)?;
+                s.set_write_timeout(timeout)?;
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, parts: &[&[u8]]) -> Result<Vec<u8>, ClientError> {
+        if let Err(sent) = protocol::write_all_vectored(&mut self.writer, parts) {
+            // The server may have refused the frame early (over its size limit) and closed; its
+            // error frame can still be waiting to be read, and says why.
+            return match self.read_reply() {
+                Err(server @ ClientError::Server(_)) => Err(server),
+                _ => Err(sent.into()),
+            };
+        }
+        self.read_reply()
+    }
+
+    /// Reads one reply frame.
+    pub fn read_reply(&mut self) -> Result<Vec<u8>, ClientError> {
+        protocol::read_reply(&mut self.reader, self.max_reply)?.map_err(ClientError::Server)
+    }
+
+    /// Sends arbitrary bytes (tests use this for malformed frames) without reading a reply.
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        protocol::write_all_vectored(&mut self.writer, &[bytes])?;
+        Ok(())
+    }
+
+    fn counts(close: &[f64], params: &[Combo]) -> Result<(u32, u32), ClientError> {
+        let n_bars = u32::try_from(close.len())
+            .map_err(|_| ClientError::Protocol(format!("{} bars exceed u32", close.len())))?;
+        let n_combos = u32::try_from(params.len())
+            .map_err(|_| ClientError::Protocol(format!("{} combos exceed u32", params.len())))?;
+        let body = 9 + 8 * close.len() as u64 + COMBO_BYTES as u64 * params.len() as u64;
+        if body > u64::from(protocol::MAX_FRAME_LIMIT) {
+            return Err(ClientError::Protocol(format!(
+                "request of {body} bytes exceeds the protocol's frame limit"
+            )));
+        }
+        Ok((n_bars, n_combos))
+    }
+
+    fn sweep_op(
+        &mut self,
+        op: u8,
+        close: &[f64],
+        params: &[Combo],
+    ) -> Result<(SweepResult, Option<f64>), ClientError> {
+        let (n_bars, n_combos) = Self::counts(close, params)?;
+        let head = protocol::request_head(op, n_bars, n_combos, None);
+        let (c, p) = (le(close), le(params.as_flattened()));
+        let body = self.call(&[&head, &c, &p])?;
+        protocol::decode_sweep_reply(&body, params.len(), op == protocol::OP_SWEEP_TIMED)
+            .map_err(ClientError::Protocol)
+    }
+
+    /// Opcode 0: sweeps `params` over `close` with the server's variant and fee.
+    pub fn sweep(&mut self, close: &[f64], params: &[Combo]) -> Result<SweepResult, ClientError> {
+        Ok(self.sweep_op(protocol::OP_SWEEP, close, params)?.0)
+    }
+
+    /// Opcode 5: like [`sweep`](Client::sweep), plus the time the kernel took inside the server.
+    pub fn sweep_timed(
+        &mut self,
+        close: &[f64],
+        params: &[Combo],
+    ) -> Result<(SweepResult, Duration), ClientError> {
+        let (r, s) = self.sweep_op(protocol::OP_SWEEP_TIMED, close, params)?;
+        let secs = s.unwrap_or(0.0);
+        let d = Duration::try_from_secs_f64(secs)
+            .map_err(|_| ClientError::Protocol(format!("bad kernel time {secs}")))?;
+        Ok((r, d))
+    }
+
+    /// Opcode 1: the series back, verbatim.
+    pub fn echo(&mut self, close: &[f64]) -> Result<Vec<f64>, ClientError> {
+        let (n_bars, _) = Self::counts(close, &[])?;
+        let head = protocol::request_head(protocol::OP_ECHO, n_bars, 0, None);
+        let body = self.call(&[&head, &le(close)])?;
+        if body.len() != 8 * close.len() {
+            return Err(ClientError::Protocol(format!(
+                "echo reply of {} bytes for {} floats",
+                body.len(),
+                close.len()
+            )));
+        }
+        Ok(protocol::f64s_from_le(&body).into_owned())
+    }
+
+    /// Opcode 2: keeps the series on this connection; returns its id.
+    pub fn load(&mut self, close: &[f64]) -> Result<u64, ClientError> {
+        let (n_bars, _) = Self::counts(close, &[])?;
+        let head = protocol::request_head(protocol::OP_LOAD, n_bars, 0, None);
+        let body = self.call(&[&head, &le(close)])?;
+        let id: [u8; 8] = body.try_into().map_err(|b: Vec<u8>| {
+            ClientError::Protocol(format!("load reply of {} bytes", b.len()))
+        })?;
+        Ok(u64::from_le_bytes(id))
+    }
+
+    /// Opcode 3: sweeps `params` over the series loaded as `id`; only the params travel.
+    pub fn sweep_loaded(&mut self, id: u64, params: &[Combo]) -> Result<SweepResult, ClientError> {
+        let (_, n_combos) = Self::counts(&[], params)?;
+        let head = protocol::request_head(protocol::OP_SWEEP_LOADED, 0, n_combos, Some(id));
+        let body = self.call(&[&head, &le(params.as_flattened())])?;
+        Ok(protocol::decode_sweep_reply(&body, params.len(), false)
+            .map_err(ClientError::Protocol)?
+            .0)
+    }
+
+    /// Opcode 6: like [`sweep_loaded`](Client::sweep_loaded), plus the kernel time in the server.
+    pub fn sweep_loaded_timed(
+        &mut self,
+        id: u64,
+        params: &[Combo],
+    ) -> Result<(SweepResult, Duration), ClientError> {
+        let (_, n_combos) = Self::counts(&[], params)?;
+        let head = protocol::request_head(protocol::OP_SWEEP_LOADED_TIMED, 0, n_combos, Some(id));
+        let body = self.call(&[&head, &le(params.as_flattened())])?;
+        let (r, s) = protocol::decode_sweep_reply(&body, params.len(), true)
+            .map_err(ClientError::Protocol)?;
+        let secs = s.unwrap_or(0.0);
+        let d = Duration::try_from_secs_f64(secs)
+            .map_err(|_| ClientError::Protocol(format!("bad kernel time {secs}")))?;
+        Ok((r, d))
+    }
+
+    /// Opcode 4: frees the series loaded as `id`.
+    pub fn drop_series(&mut self, id: u64) -> Result<(), ClientError> {
+        let head = protocol::request_head(protocol::OP_DROP, 0, 0, Some(id));
+        self.call(&[&head])?;
+        Ok(())
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // Closing stdin is the stdio server's signal to exit.
+            self.writer = Box::new(io::sink());
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Little-endian bytes of a numeric slice: a view on little-endian machines.
+fn le<T: bytemuck::Pod + ToLe>(values: &[T]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        std::borrow::Cow::Borrowed(bytemuck::cast_slice(values))
+    } else {
+        std::borrow::Cow::Owned(values.iter().flat_map(|v| v.to_le()).collect())
+    }
+}
+
+trait ToLe {
+    fn to_le(&self) -> [u8; 8];
+}
+
+impl ToLe for f64 {
+    fn to_le(&self) -> [u8; 8] {
+        self.to_le_bytes()
+    }
+}
+
+impl ToLe for i64 {
+    fn to_le(&self) -> [u8; 8] {
+        self.to_le_bytes()
+    }
+}

@@ -1,0 +1,628 @@
+//! The engine server: a thread per connection on a Unix socket or TCP, or one stdio session.
+//! A bad frame, a panic or a dropped client only ever ends its own connection.
+
+use crate::protocol::{self, BodyBuf, Frame, FrameError, Request};
+use hullsweep_kernel::{DEFAULT_FEE_PCT, validate_close};
+use hullsweep_variants::{Threads, Variant};
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::io::{self, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsFd;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("bad configuration: {0}")]
+    Config(String),
+}
+
+fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> EngineError {
+    let context = context.into();
+    move |source| EngineError::Io { context, source }
+}
+
+/// The variant the server runs unless told otherwise: the fastest one available.
+///
+/// `fastest` is the variants crate's own choice for this machine once it has landed; until then
+/// the names are tried fastest first. Names that do not exist are skipped; `reference` always does.
+pub fn default_variant() -> Variant {
+    const FASTEST_FIRST: &[&str] = &[
+        "fastest",
+        "rayon",
+        "simd",
+        "prealloc",
+        "unchecked",
+        "checked",
+        "reference",
+    ];
+    FASTEST_FIRST
+        .iter()
+        .find_map(|n| Variant::from_name(n))
+        .unwrap_or(Variant::Reference)
+}
+
+/// Everything a server needs to know; shared read-only by all its connections.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub variant: Variant,
+    pub threads: Threads,
+    /// Protocol v1 carries no fee, so every sweep uses this one.
+    pub fee_pct: f64,
+    /// Requests longer than this are refused before anything is allocated for them.
+    pub max_frame: u32,
+    /// Total bytes of series loaded by opcode 2, over all connections.
+    pub max_loaded_bytes: u64,
+    /// Connections served at once; more are answered with an error frame and closed.
+    pub max_connections: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            variant: default_variant(),
+            threads: Threads::Auto,
+            fee_pct: DEFAULT_FEE_PCT,
+            max_frame: protocol::DEFAULT_MAX_FRAME,
+            max_loaded_bytes: 1 << 30,
+            max_connections: 256,
+        }
+    }
+}
+
+impl Config {
+    /// Refuses settings the protocol cannot honour.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        if !self.fee_pct.is_finite() {
+            return Err(EngineError::Config(format!(
+                "fee {} must be a finite number",
+                self.fee_pct
+            )));
+        }
+        if self.max_frame > protocol::MAX_FRAME_LIMIT || self.max_frame < 1 {
+            return Err(EngineError::Config(format!(
+                "max frame {} must be in 1..={} (the length's top bit flags errors)",
+                self.max_frame,
+                protocol::MAX_FRAME_LIMIT
+            )));
+        }
+        if self.max_connections == 0 {
+            return Err(EngineError::Config("max connections must be >= 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// State shared by every connection of one server.
+pub struct Shared {
+    config: Config,
+    loaded_bytes: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(config: Config) -> Result<Arc<Shared>, EngineError> {
+        config.validate()?;
+        Ok(Arc::new(Shared {
+            config,
+            loaded_bytes: AtomicU64::new(0),
+        }))
+    }
+
+    /// Bytes of loaded series currently held, over all connections.
+    pub fn loaded_bytes(&self) -> u64 {
+        self.loaded_bytes.load(Ordering::SeqCst)
+    }
+}
+
+/// One connection's loaded series. They die with the connection, so a client that vanishes
+/// without dropping its series leaks nothing; their bytes count against the shared limit.
+struct Session<'a> {
+    shared: &'a Shared,
+    series: HashMap<u64, Vec<f64>>,
+    next_id: u64,
+    held: u64,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        self.shared
+            .loaded_bytes
+            .fetch_sub(self.held, Ordering::SeqCst);
+    }
+}
+
+impl Session<'_> {
+    /// Runs a sweep; a panic in a kernel becomes an error frame instead of a dead thread.
+    fn sweep(
+        &self,
+        close: &[f64],
+        params: &[hullsweep_kernel::Combo],
+        timed: bool,
+    ) -> Result<Vec<u8>, String> {
+        let c = &self.shared.config;
+        let start = Instant::now();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            c.variant.sweep(close, params, c.fee_pct, c.threads)
+        }))
+        .map_err(|_| format!("internal error: variant {} panicked", c.variant.name()))?
+        .map_err(|e| e.to_string())?;
+        let seconds = timed.then(|| start.elapsed().as_secs_f64());
+        Ok(protocol::encode_sweep_reply(&result, seconds))
+    }
+
+    fn load(&mut self, close: &[f64]) -> Result<Vec<u8>, String> {
+        validate_close(close).map_err(|e| e.to_string())?;
+        let bytes = 8 * close.len() as u64;
+        let max = self.shared.config.max_loaded_bytes;
+        self.shared
+            .loaded_bytes
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(bytes).filter(|&t| t <= max)
+            })
+            .map_err(|used| {
+                format!(
+                    "loading {bytes} bytes would exceed the loaded-series limit of {max} bytes \
+                     ({used} in use); drop series with opcode 4"
+                )
+            })?;
+        self.held += bytes;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.series.insert(id, close.to_vec());
+        Ok(protocol::encode_reply(&id.to_le_bytes()))
+    }
+
+    fn unknown(id: u64) -> String {
+        format!("unknown series id {id} (ids are per connection; load with opcode 2)")
+    }
+
+    fn handle(&mut self, request: Request<'_>) -> Result<Vec<u8>, String> {
+        match request {
+            Request::Sweep {
+                close,
+                params,
+                timed,
+            } => self.sweep(&close, &params, timed),
+            Request::Echo { close } => {
+                // Not reached from `serve_connection`, which writes echoes without a copy.
+                let mut body = Vec::with_capacity(8 * close.len());
+                protocol::put_f64s(&mut body, &close);
+                Ok(protocol::encode_reply(&body))
+            }
+            Request::Load { close } => self.load(&close),
+            Request::SweepLoaded { id, params, timed } => {
+                let close = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
+                self.sweep(close, &params, timed)
+            }
+            Request::Drop { id } => {
+                let close = self.series.remove(&id).ok_or_else(|| Self::unknown(id))?;
+                let bytes = 8 * close.len() as u64;
+                self.held -= bytes;
+                self.shared.loaded_bytes.fetch_sub(bytes, Ordering::SeqCst);
+                Ok(protocol::encode_reply(&[]))
+            }
+        }
+    }
+}
+
+/// Serves one byte stream until it ends, a frame cannot be read whole, or the peer goes away.
+///
+/// Bad requests get an error frame and the loop goes on; a frame that cannot be skipped whole
+/// (truncated, oversize) gets a best-effort error frame and ends this connection only.
+pub fn serve_connection<R: Read, W: Write>(
+    reader: R,
+    mut writer: W,
+    shared: &Shared,
+) -> io::Result<()> {
+    // Buffered so that a small request costs one read syscall; large bodies bypass the buffer.
+    let mut reader = BufReader::with_capacity(64 * 1024, reader);
+    let mut buf = BodyBuf::default();
+    let mut session = Session {
+        shared,
+        series: HashMap::new(),
+        next_id: 1,
+        held: 0,
+    };
+    loop {
+        let len = match protocol::read_frame(&mut reader, shared.config.max_frame, &mut buf) {
+            Ok(Frame::End) => return Ok(()),
+            Ok(Frame::Body(len)) => len,
+            Err(FrameError::Io(e)) => return Err(e),
+            Err(e) => {
+                // The peer may have half-closed; it can still read why. Ignore a failed write.
+                let _ = writer.write_all(&protocol::encode_error(&e.to_string()));
+                let _ = writer.flush();
+                return Ok(());
+            }
+        };
+        let written = match protocol::parse_request(buf.body(len)) {
+            Ok(Request::Echo { close }) => {
+                let head = ((8 * close.len()) as u32).to_le_bytes();
+                let bytes = le_bytes(&close);
+                protocol::write_all_vectored(&mut writer, &[&head, &bytes])
+            }
+            Ok(request) => {
+                let frame = session
+                    .handle(request)
+                    .unwrap_or_else(|msg| protocol::encode_error(&msg));
+                protocol::write_all_vectored(&mut writer, &[&frame])
+            }
+            Err(e) => protocol::write_all_vectored(
+                &mut writer,
+                &[&protocol::encode_error(&e.to_string())],
+            ),
+        };
+        written?;
+        buf.trim();
+    }
+}
+
+/// The wire bytes of `f64`s: the same memory on little-endian machines.
+fn le_bytes(values: &[f64]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        std::borrow::Cow::Borrowed(bytemuck::cast_slice(values))
+    } else {
+        let mut out = Vec::with_capacity(8 * values.len());
+        protocol::put_f64s(&mut out, values);
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// Serves stdin/stdout as one connection until stdin ends (the spawn-per-call transport).
+pub fn serve_stdio(config: Config) -> Result<(), EngineError> {
+    let shared = Shared::new(config)?;
+    serve_connection(io::stdin().lock(), io::stdout().lock(), &shared)
+        .map_err(io_err("stdio session"))
+}
+
+/// Where a server listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    Unix(PathBuf),
+    Tcp(SocketAddr),
+}
+
+impl fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Endpoint::Unix(p) => write!(f, "unix {}", p.display()),
+            Endpoint::Tcp(a) => write!(f, "tcp {a}"),
+        }
+    }
+}
+
+enum Listener {
+    Unix(UnixListener),
+    Tcp(TcpListener),
+}
+
+/// A connected stream of either kind, kept so shutdown can unblock its thread.
+enum Stream {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Stream {
+    fn shutdown(&self) {
+        // Already-closed peers make this fail; there is nothing left to unblock then.
+        let _ = match self {
+            Stream::Unix(s) => s.shutdown(Shutdown::Both),
+            Stream::Tcp(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+}
+
+/// The socket file this server created; removed at shutdown only if it is still ours.
+struct SocketFile {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+}
+
+impl Drop for SocketFile {
+    fn drop(&mut self) {
+        if let Ok(m) = fs::symlink_metadata(&self.path)
+            && m.dev() == self.dev
+            && m.ino() == self.ino
+        {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Asks a running server to stop; cheap to clone, usable from any thread.
+#[derive(Clone, Debug, Default)]
+pub struct ShutdownHandle(Arc<AtomicBool>);
+
+impl ShutdownHandle {
+    pub fn shutdown(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_shutdown(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A bound server, ready to [`run`](Server::run).
+pub struct Server {
+    listener: Listener,
+    endpoint: Endpoint,
+    shared: Arc<Shared>,
+    stop: ShutdownHandle,
+    socket_file: Option<SocketFile>,
+}
+
+/// How long the accept loop waits before looking at the stop flag again. Signals interrupt
+/// the wait at once; an in-process [`ShutdownHandle`] is seen within this delay.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+impl Server {
+    /// Binds a Unix socket at `path`, mode 0600 from the moment it exists.
+    ///
+    /// The socket is bound inside a fresh 0700 directory, made 0600, then renamed into place
+    /// without replacing anything, so there is no moment at which others could connect. A stale
+    /// socket (nobody accepting) at `path` is replaced; anything else there is an error.
+    pub fn bind_unix(path: &Path, config: Config) -> Result<Server, EngineError> {
+        let shared = Shared::new(config)?;
+        let shown = path.display().to_string();
+        if let Ok(m) = fs::symlink_metadata(path) {
+            let stale = m.file_type().is_socket()
+                && UnixStream::connect(path)
+                    .is_err_and(|e| e.kind() == io::ErrorKind::ConnectionRefused);
+            if !stale {
+                return Err(EngineError::Config(format!(
+                    "{shown} already exists and is not a stale socket; refusing to replace it"
+                )));
+            }
+            fs::remove_file(path).map_err(io_err(format!("removing stale socket {shown}")))?;
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        if path.file_name().is_none() {
+            return Err(EngineError::Config(format!("{shown} has no file name")));
+        }
+        // Short, so the temporary path fits the 108-byte socket path limit whenever `path` does.
+        let private = parent.join(format!(
+            ".hs{}-{}",
+            std::process::id(),
+            NEXT_BIND.fetch_add(1, Ordering::SeqCst)
+        ));
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&private)
+            .map_err(io_err(format!("creating {}", private.display())))?;
+        let inner = private.join("s");
+        let bound = (|| {
+            let listener =
+                UnixListener::bind(&inner).map_err(io_err(format!("binding {shown}")))?;
+            fs::set_permissions(&inner, fs::Permissions::from_mode(0o600))
+                .map_err(io_err(format!("chmod 0600 {shown}")))?;
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &inner,
+                rustix::fs::CWD,
+                path,
+                rustix::fs::RenameFlags::NOREPLACE,
+            )
+            .map_err(|e| io_err(format!("moving the socket to {shown}"))(e.into()))?;
+            Ok(listener)
+        })();
+        let _ = fs::remove_file(&inner);
+        let _ = fs::remove_dir(&private);
+        let listener = bound?;
+        let m = fs::symlink_metadata(path).map_err(io_err(format!("stat {shown}")))?;
+        Ok(Server {
+            listener: Listener::Unix(listener),
+            endpoint: Endpoint::Unix(path.to_path_buf()),
+            shared,
+            stop: ShutdownHandle::default(),
+            socket_file: Some(SocketFile {
+                path: path.to_path_buf(),
+                dev: m.dev(),
+                ino: m.ino(),
+            }),
+        })
+    }
+
+    /// Binds TCP at `addr` (port 0 picks a free port; see [`endpoint`](Server::endpoint)).
+    pub fn bind_tcp(addr: SocketAddr, config: Config) -> Result<Server, EngineError> {
+        let shared = Shared::new(config)?;
+        let listener = TcpListener::bind(addr).map_err(io_err(format!("binding tcp {addr}")))?;
+        let local = listener
+            .local_addr()
+            .map_err(io_err("reading the bound address"))?;
+        Ok(Server {
+            listener: Listener::Tcp(listener),
+            endpoint: Endpoint::Tcp(local),
+            shared,
+            stop: ShutdownHandle::default(),
+            socket_file: None,
+        })
+    }
+
+    /// The bound address (the real port when port 0 was asked for).
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// The state all connections share (loaded-series accounting).
+    pub fn shared(&self) -> Arc<Shared> {
+        Arc::clone(&self.shared)
+    }
+
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        self.stop.clone()
+    }
+
+    /// Makes SIGINT and SIGTERM stop the server cleanly; a second SIGINT exits at once.
+    pub fn register_signals(&self) -> Result<(), EngineError> {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let flag = &self.stop.0;
+        let reg = |r: Result<_, io::Error>| r.map(|_| ()).map_err(io_err("installing signals"));
+        // Registered before the flag setter, so it sees the flag as the previous signal left it.
+        reg(signal_hook::flag::register_conditional_shutdown(
+            SIGINT,
+            130,
+            Arc::clone(flag),
+        ))?;
+        reg(signal_hook::flag::register(SIGINT, Arc::clone(flag)))?;
+        reg(signal_hook::flag::register(SIGTERM, Arc::clone(flag)))
+    }
+
+    /// Accepts connections until shut down, then closes every connection, waits for their
+    /// threads and removes the socket file.
+    pub fn run(self) -> Result<(), EngineError> {
+        let fd = match &self.listener {
+            Listener::Unix(l) => {
+                l.set_nonblocking(true)
+                    .map_err(io_err("setting the listener nonblocking"))?;
+                l.as_fd()
+            }
+            Listener::Tcp(l) => {
+                l.set_nonblocking(true)
+                    .map_err(io_err("setting the listener nonblocking"))?;
+                l.as_fd()
+            }
+        };
+        let live: Arc<Mutex<HashMap<u64, Stream>>> = Arc::default();
+        let active = Arc::new(AtomicUsize::new(0));
+        let mut threads: Vec<JoinHandle<()>> = Vec::new();
+        let mut next = 0u64;
+        let timeout = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: STOP_POLL.as_nanos() as _,
+        };
+        while !self.stop.is_shutdown() {
+            let mut fds = [rustix::event::PollFd::new(
+                &fd,
+                rustix::event::PollFlags::IN,
+            )];
+            match rustix::event::poll(&mut fds, Some(&timeout)) {
+                Ok(0) | Err(rustix::io::Errno::INTR) => {
+                    threads.retain(|t| !t.is_finished());
+                    continue;
+                }
+                Ok(_) => {}
+                Err(e) => return Err(io_err("waiting for connections")(e.into())),
+            }
+            let accepted = match &self.listener {
+                Listener::Unix(l) => l.accept().map(|(s, _)| Stream::Unix(s)),
+                Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Tcp(s)),
+            };
+            let stream = match accepted {
+                Ok(s) => s,
+                Err(e) if is_transient(&e) => continue,
+                Err(e) => {
+                    // Out of descriptors or memory: back off and keep the server up.
+                    eprintln!("hullsweep engine: accept failed: {e}");
+                    thread::sleep(STOP_POLL);
+                    continue;
+                }
+            };
+            next += 1;
+            match spawn_connection(stream, next, &self.shared, &live, &active) {
+                Ok(Some(t)) => threads.push(t),
+                Ok(None) => {}
+                Err(e) => eprintln!("hullsweep engine: connection {next}: {e}"),
+            }
+        }
+        for s in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            s.shutdown();
+        }
+        for t in threads {
+            let _ = t.join();
+        }
+        drop(self.socket_file);
+        Ok(())
+    }
+}
+
+static NEXT_BIND: AtomicUsize = AtomicUsize::new(0);
+
+fn is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted | io::ErrorKind::ConnectionAborted
+    )
+}
+
+/// Starts the thread for one accepted stream, or refuses it when the server is full.
+fn spawn_connection(
+    stream: Stream,
+    id: u64,
+    shared: &Arc<Shared>,
+    live: &Arc<Mutex<HashMap<u64, Stream>>>,
+    active: &Arc<AtomicUsize>,
+) -> io::Result<Option<JoinHandle<()>>> {
+    let max = shared.config.max_connections;
+    if active.fetch_add(1, Ordering::SeqCst) >= max {
+        active.fetch_sub(1, Ordering::SeqCst);
+        let msg = protocol::encode_error(&format!(
+            "server busy: {max} connections open, the limit; retry later"
+        ));
+        let _ = match stream {
+            Stream::Unix(mut s) => s.write_all(&msg),
+            Stream::Tcp(mut s) => s.write_all(&msg),
+        };
+        return Ok(None);
+    }
+    let (reader, writer, keep): (Box<dyn Read + Send>, Box<dyn Write + Send>, Stream) = match stream
+    {
+        Stream::Unix(s) => {
+            s.set_nonblocking(false)?;
+            (
+                Box::new(s.try_clone()?),
+                Box::new(s.try_clone()?),
+                Stream::Unix(s),
+            )
+        }
+        Stream::Tcp(s) => {
+            s.set_nonblocking(false)?;
+            // Replies are single writes; Nagle would only delay them.
+            s.set_nodelay(true)?;
+            (
+                Box::new(s.try_clone()?),
+                Box::new(s.try_clone()?),
+                Stream::Tcp(s),
+            )
+        }
+    };
+    live.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(id, keep);
+    let (conn_shared, conn_live, conn_active) =
+        (Arc::clone(shared), Arc::clone(live), Arc::clone(active));
+    let spawned = thread::Builder::new()
+        .name(format!("hullsweep-conn-{id}"))
+        .spawn(move || {
+            // A client that vanished mid-reply is that client's problem, not the server's.
+            let _ = serve_connection(reader, writer, &conn_shared);
+            conn_live
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+            conn_active.fetch_sub(1, Ordering::SeqCst);
+        });
+    spawned.map(Some).inspect_err(|_| {
+        live.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        active.fetch_sub(1, Ordering::SeqCst);
+    })
+}

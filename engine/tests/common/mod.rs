@@ -1,0 +1,145 @@
+//! Shared test helpers: an in-process server on a temporary socket that is always shut down,
+//! and raw-socket helpers with timeouts so no test can hang.
+#![allow(dead_code)]
+
+use hullsweep_engine::protocol::{self, OP_SWEEP};
+use hullsweep_engine::{Config, Endpoint, Server, ShutdownHandle};
+use hullsweep_kernel::Combo;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running server; dropping it stops the server, joins its threads, removes its socket.
+pub struct Running {
+    pub endpoint: Endpoint,
+    pub shared: Arc<hullsweep_engine::server::Shared>,
+    stop: ShutdownHandle,
+    thread: Option<JoinHandle<()>>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Running {
+    pub fn unix(config: Config) -> Running {
+        let dir = tempfile::tempdir().unwrap();
+        let server = Server::bind_unix(&dir.path().join("engine.sock"), config).unwrap();
+        Running::start(server, Some(dir))
+    }
+
+    pub fn tcp(config: Config) -> Running {
+        let server = Server::bind_tcp("127.0.0.1:0".parse().unwrap(), config).unwrap();
+        Running::start(server, None)
+    }
+
+    fn start(server: Server, dir: Option<tempfile::TempDir>) -> Running {
+        let endpoint = server.endpoint().clone();
+        let stop = server.shutdown_handle();
+        let shared = server.shared();
+        let thread = std::thread::spawn(move || server.run().unwrap());
+        Running {
+            endpoint,
+            shared,
+            stop,
+            thread: Some(thread),
+            _dir: dir,
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        match &self.endpoint {
+            Endpoint::Unix(p) => p.clone(),
+            Endpoint::Tcp(_) => panic!("not a unix server"),
+        }
+    }
+
+    /// A raw stream with read/write timeouts.
+    pub fn raw(&self) -> UnixStream {
+        let s = UnixStream::connect(self.path()).unwrap();
+        s.set_read_timeout(Some(TIMEOUT)).unwrap();
+        s.set_write_timeout(Some(TIMEOUT)).unwrap();
+        s
+    }
+
+    pub fn client(&self) -> hullsweep_engine::Client {
+        let c = match &self.endpoint {
+            Endpoint::Unix(p) => hullsweep_engine::Client::connect_unix(p).unwrap(),
+            Endpoint::Tcp(a) => hullsweep_engine::Client::connect_tcp(a).unwrap(),
+        };
+        c.set_timeout(Some(TIMEOUT)).unwrap();
+        c
+    }
+
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        self.stop.shutdown();
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// Sends `bytes`, reads one reply: `Ok(body)` or `Err(message)` for an error frame.
+pub fn exchange(s: &mut UnixStream, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    s.write_all(bytes).unwrap();
+    protocol::read_reply(s, u32::MAX >> 1).unwrap()
+}
+
+/// True once the server has closed this stream (reads end).
+pub fn closed_by_server(s: &mut UnixStream) -> bool {
+    let mut b = [0u8; 1];
+    matches!(s.read(&mut b), Ok(0) | Err(_))
+}
+
+/// A small deterministic series and combos for fast sweeps.
+pub fn series(n: usize) -> Vec<f64> {
+    hullsweep_kernel::default_close()[..n].to_vec()
+}
+
+pub fn combos() -> Vec<Combo> {
+    hullsweep_kernel::grid(hullsweep_kernel::GridSpec {
+        lo: 6,
+        hi: 60,
+        k: 6,
+    })
+    .unwrap()
+}
+
+pub fn good_sweep_frame() -> Vec<u8> {
+    protocol::encode_request(OP_SWEEP, &series(1500), &combos(), None)
+}
+
+/// The follow-up request every malformed-frame test makes: must match the kernel exactly.
+pub fn assert_serves(s: &mut UnixStream) {
+    let body = exchange(s, &good_sweep_frame()).expect("good request after a bad one");
+    let want = hullsweep_kernel::sweep(&series(1500), &combos(), 0.09).unwrap();
+    let (got, _) = protocol::decode_sweep_reply(&body, combos().len(), false).unwrap();
+    assert_eq!(bits(&got.pnl), bits(&want.pnl));
+    assert_eq!(got.trades, want.trades);
+}
+
+pub fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+pub fn small_config() -> Config {
+    Config {
+        // Pinned so "bit-identical to the kernel" stays a fair claim when faster defaults land.
+        variant: hullsweep_variants::Variant::Reference,
+        threads: hullsweep_variants::Threads::Fixed(1),
+        max_frame: 1 << 20,
+        ..Config::default()
+    }
+}

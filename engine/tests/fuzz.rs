@@ -1,0 +1,239 @@
+//! A structure-aware mutation fuzzer for the frame reader, request parser and dispatcher, run on
+//! the stable toolchain as an ordinary test: `HULLSWEEP_FUZZ_SECS` (default 2), `HULLSWEEP_FUZZ_SEED`.
+
+// Each case is a byte stream of a few well-formed requests (every opcode, good and bad values),
+// mutated (bit flips, truncation, insertion, splices, length words set to edge values) and served
+// as one connection. Invariants: no panic; the output is a sequence of whole frames; error
+// messages are non-empty UTF-8; unmutated sweeps match the kernel bit for bit. A failure prints
+// the seed to replay.
+
+use hullsweep_engine::protocol::{self, ERROR_BIT};
+use hullsweep_engine::server::{Shared, serve_connection};
+use hullsweep_engine::{Config, protocol::parse_request};
+use hullsweep_kernel::Combo;
+use hullsweep_variants::{Threads, Variant};
+use std::time::{Duration, Instant};
+
+const MAX_FRAME: u32 = 4096;
+
+fn config() -> Config {
+    Config {
+        variant: Variant::Reference,
+        threads: Threads::Fixed(1),
+        max_frame: MAX_FRAME,
+        max_loaded_bytes: 2048,
+        ..Config::default()
+    }
+}
+
+fn price(rng: &mut fastrand::Rng) -> f64 {
+    match rng.u8(..40) {
+        0 => f64::NAN,
+        1 => 0.0,
+        2 => -1.0,
+        3 => f64::INFINITY,
+        4 => f64::from_bits(rng.u64(..)),
+        _ => 100.0 + rng.f64() * 5.0,
+    }
+}
+
+fn window(rng: &mut fastrand::Rng) -> i64 {
+    match rng.u8(..30) {
+        0 => 0,
+        1 => -rng.i64(1..1000),
+        2 => i64::MAX,
+        3 => i64::MIN,
+        _ => rng.i64(1..40),
+    }
+}
+
+/// A plain v1 sweep's inputs, kept for the differential check against the kernel.
+type SweepInputs = Option<(Vec<f64>, Vec<Combo>)>;
+
+/// One request frame and, when it is a plain v1 sweep, its inputs.
+fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, SweepInputs) {
+    let close: Vec<f64> = (0..rng.usize(0..48)).map(|_| price(rng)).collect();
+    let params: Vec<Combo> = (0..rng.usize(0..4))
+        .map(|_| std::array::from_fn(|_| window(rng)))
+        .collect();
+    let id = rng.u64(0..4);
+    match rng.u8(..7) {
+        0 | 1 => (
+            protocol::encode_request(protocol::OP_SWEEP, &close, &params, None),
+            Some((close, params)),
+        ),
+        2 => (
+            protocol::encode_request(protocol::OP_ECHO, &close, &params, None),
+            None,
+        ),
+        3 => (
+            protocol::encode_request(protocol::OP_LOAD, &close, &[], None),
+            None,
+        ),
+        4 => (
+            protocol::encode_request(protocol::OP_SWEEP_LOADED, &[], &params, Some(id)),
+            None,
+        ),
+        5 => (
+            protocol::encode_request(protocol::OP_DROP, &[], &[], Some(id)),
+            None,
+        ),
+        _ => (
+            protocol::encode_request(rng.u8(..), &close, &params, None),
+            None,
+        ),
+    }
+}
+
+fn mutate(rng: &mut fastrand::Rng, data: &mut Vec<u8>) {
+    for _ in 0..rng.usize(1..5) {
+        let n = data.len();
+        match rng.u8(..7) {
+            0 if n > 0 => {
+                let i = rng.usize(..n);
+                data[i] ^= 1 << rng.u8(..8);
+            }
+            1 if n > 0 => {
+                let i = rng.usize(..n);
+                data[i] = rng.u8(..);
+            }
+            2 => data.truncate(rng.usize(..=n)),
+            3 => {
+                let at = rng.usize(..=n);
+                let extra: Vec<u8> = (0..rng.usize(1..16)).map(|_| rng.u8(..)).collect();
+                data.splice(at..at, extra);
+            }
+            4 if n >= 4 => {
+                // A length or count word set to an edge value.
+                let at = rng.usize(..=n - 4);
+                let edges = [
+                    0,
+                    1,
+                    8,
+                    9,
+                    17,
+                    MAX_FRAME,
+                    MAX_FRAME + 1,
+                    u32::MAX,
+                    ERROR_BIT,
+                ];
+                let v = if rng.bool() {
+                    edges[rng.usize(..edges.len())]
+                } else {
+                    rng.u32(..)
+                };
+                data[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            5 if n > 0 => {
+                let a = rng.usize(..n);
+                let b = rng.usize(a..=n);
+                let chunk = data[a..b].to_vec();
+                let at = rng.usize(..=n);
+                data.splice(at..at, chunk);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Splits the server's output into frames; panics if it is not a whole sequence of them.
+fn frames(mut out: &[u8]) -> Vec<Result<&[u8], &str>> {
+    let mut v = Vec::new();
+    while !out.is_empty() {
+        assert!(out.len() >= 4, "partial length word in output");
+        let word = u32::from_le_bytes(out[..4].try_into().unwrap());
+        let len = (word & !ERROR_BIT) as usize;
+        assert!(out.len() >= 4 + len, "partial frame in output");
+        let body = &out[4..4 + len];
+        if word & ERROR_BIT != 0 {
+            let msg = std::str::from_utf8(body).expect("error message is UTF-8");
+            assert!(!msg.is_empty(), "empty error message");
+            v.push(Err(msg));
+        } else {
+            v.push(Ok(body));
+        }
+        out = &out[4 + len..];
+    }
+    v
+}
+
+fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
+    let mut input = Vec::new();
+    let mut expected = Vec::new();
+    for _ in 0..rng.usize(1..5) {
+        let (frame, sweep) = request(rng);
+        input.extend_from_slice(&frame);
+        expected.push(sweep);
+    }
+    let mutated = rng.u8(..10) != 0;
+    if mutated {
+        mutate(rng, &mut input);
+    } else if rng.bool() {
+        // Pure garbage now and then.
+        input = (0..rng.usize(0..64)).map(|_| rng.u8(..)).collect();
+        expected.clear();
+    }
+    let mut out = Vec::new();
+    serve_connection(&input[..], &mut out, shared).expect("in-memory streams cannot fail");
+    let replies = frames(&out);
+    // Every reply answers a request, plus at most one for an unreadable tail.
+    assert!(replies.len() <= input.len() / 4 + 1);
+    if !mutated && !expected.is_empty() {
+        assert_eq!(replies.len(), expected.len());
+        for (reply, sweep) in replies.iter().zip(&expected) {
+            let Some((close, params)) = sweep else {
+                continue;
+            };
+            match (hullsweep_kernel::sweep(close, params, 0.09), reply) {
+                (Ok(want), Ok(body)) => {
+                    let (got, _) = protocol::decode_sweep_reply(body, params.len(), false).unwrap();
+                    assert_eq!(got.trades, want.trades);
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&got.pnl), bits(&want.pnl));
+                }
+                (Err(e), Err(msg)) => assert_eq!(*msg, e.to_string()),
+                (want, got) => panic!("kernel {want:?} but server {got:?}"),
+            }
+        }
+    }
+    // The parser alone on the raw stream (as if it were one body) must not panic either.
+    let _ = parse_request(&input);
+}
+
+#[test]
+fn fuzz_frames() {
+    let secs: f64 = std::env::var("HULLSWEEP_FUZZ_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    let fixed_seed: Option<u64> = std::env::var("HULLSWEEP_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let shared = Shared::new(config()).unwrap();
+    let start = Instant::now();
+    let budget = Duration::from_secs_f64(secs);
+    let mut base = fixed_seed.unwrap_or_else(|| fastrand::u64(..));
+    let mut cases = 0u64;
+    loop {
+        let seed = base;
+        base = base.wrapping_add(1);
+        let outcome = std::panic::catch_unwind(|| {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            one_case(&mut rng, &shared)
+        });
+        if let Err(e) = outcome {
+            eprintln!("fuzz failure: replay with HULLSWEEP_FUZZ_SEED={seed}");
+            std::panic::resume_unwind(e);
+        }
+        cases += 1;
+        if fixed_seed.is_some() || start.elapsed() >= budget {
+            break;
+        }
+    }
+    // Every connection above ended, so every loaded series was freed.
+    assert_eq!(shared.loaded_bytes(), 0);
+    eprintln!(
+        "fuzz_frames: {cases} cases in {:.1} s, no failures",
+        start.elapsed().as_secs_f64()
+    );
+}

@@ -1,0 +1,96 @@
+//! `hullsweep serve`: the engine service (protocol v1 and extensions) on a Unix socket, TCP or stdio.
+//! Startup prints one `listening unix PATH` or `listening tcp ADDR` line so scripts can connect.
+
+use anyhow::{Context, bail};
+use hullsweep::Variant;
+use hullsweep::kernel::DEFAULT_FEE_PCT;
+use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
+use hullsweep_engine::{Config, Server};
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+
+/// Serve the kernel to any language: protocol v1 (spec/PROTOCOL.md) plus the stateful
+/// extensions of engine/PROTOCOL-EXT.md.
+///
+/// Exactly one transport: --unix PATH (socket mode 0600, removed at shutdown), --tcp ADDR
+/// (loopback unless an explicit wider address is given; port 0 picks a free port), or --stdio
+/// (one session on stdin/stdout, exits when stdin ends). SIGINT/SIGTERM stop it cleanly.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["unix", "tcp", "stdio"])))]
+pub struct Args {
+    /// Listen on a Unix domain socket at PATH.
+    #[arg(long, value_name = "PATH")]
+    unix: Option<PathBuf>,
+    /// Listen on TCP: PORT (loopback), or HOST:PORT; 0.0.0.0:PORT must be spelled out to go wider.
+    #[arg(long, value_name = "ADDR")]
+    tcp: Option<String>,
+    /// Serve one session on stdin/stdout.
+    #[arg(long)]
+    stdio: bool,
+    /// Largest request frame accepted, in bytes; longer ones are refused unread.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME)]
+    max_frame: u32,
+    /// Kernel implementation (default: the fastest available).
+    #[arg(long, value_name = "NAME", value_parser = super::sweep::parse_variant)]
+    variant: Option<Variant>,
+    /// Worker threads for parallel variants (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Round-trip fee per closed trade in percentage points (protocol v1 has no fee field).
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    fee: f64,
+    /// Total bytes of series that clients may keep loaded (opcode 2), over all connections.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    max_loaded: u64,
+    /// Connections served at once; more are refused with an error frame.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_connections: usize,
+}
+
+/// `PORT` alone means loopback; anything else must resolve to an address.
+fn tcp_addr(s: &str) -> anyhow::Result<SocketAddr> {
+    if let Ok(port) = s.parse::<u16>() {
+        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
+    }
+    s.to_socket_addrs()
+        .with_context(|| format!("--tcp {s}: expected PORT or HOST:PORT"))?
+        .next()
+        .with_context(|| format!("--tcp {s}: resolves to no address"))
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let config = Config {
+        variant: args
+            .variant
+            .unwrap_or_else(hullsweep_engine::default_variant),
+        threads: super::sweep::threads(args.threads)?,
+        fee_pct: args.fee,
+        max_frame: args.max_frame,
+        max_loaded_bytes: args.max_loaded,
+        max_connections: args.max_connections,
+    };
+    if args.stdio {
+        return Ok(hullsweep_engine::serve_stdio(config)?);
+    }
+    let variant = config.variant.name();
+    let server = match (&args.unix, &args.tcp) {
+        (Some(path), None) => Server::bind_unix(path, config)?,
+        (None, Some(addr)) => {
+            let addr = tcp_addr(addr)?;
+            if !addr.ip().is_loopback() {
+                eprintln!("hullsweep serve: warning: listening beyond loopback on {addr}");
+            }
+            Server::bind_tcp(addr, config)?
+        }
+        _ => bail!("give exactly one of --unix, --tcp, --stdio"),
+    };
+    server.register_signals()?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "listening {}", server.endpoint())?;
+    out.flush()?;
+    drop(out);
+    eprintln!("hullsweep serve: variant {variant}; SIGINT or SIGTERM to stop");
+    server.run()?;
+    Ok(())
+}

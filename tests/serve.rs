@@ -1,0 +1,139 @@
+//! `hullsweep serve` as a process: the listening line, socket mode 0600, clean SIGTERM/SIGINT
+//! shutdown that removes the socket, TCP on a free loopback port, and the stdio transport.
+
+use hullsweep_engine::Client;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hullsweep");
+
+/// A spawned server, killed if a test fails before it exits on its own.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+impl Proc {
+    fn spawn(args: &[&str]) -> (Proc, String) {
+        let mut child = Command::new(BIN)
+            .arg("serve")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let proc = Proc(child);
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        assert!(line.starts_with("listening "), "{line:?}");
+        (proc, line.trim_end().to_string())
+    }
+
+    fn signal(&self, sig: rustix::process::Signal) {
+        rustix::process::kill_process(rustix::process::Pid::from_child(&self.0), sig).unwrap();
+    }
+
+    /// Waits (bounded) for the exit status.
+    fn wait(&mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.0.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "server did not exit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn check_sweep(c: &mut Client) {
+    let close = hullsweep_kernel::default_close()[..2000].to_vec();
+    let params = [[20, 10, 4, 20, 10, 6], [9, 4, 3, 9, 4, 3]];
+    let want = hullsweep_kernel::sweep(&close, &params, 0.09).unwrap();
+    let got = c.sweep(&close, &params).unwrap();
+    assert_eq!(got.trades, want.trades);
+    assert!(
+        got.pnl
+            .iter()
+            .zip(&want.pnl)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+}
+
+#[test]
+fn unix_socket_is_0600_and_removed_on_sigterm_and_sigint() {
+    for sig in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("e.sock");
+        let (mut proc, line) =
+            Proc::spawn(&["--unix", path.to_str().unwrap(), "--variant", "reference"]);
+        assert_eq!(line, format!("listening unix {}", path.display()));
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "socket mode {mode:o}");
+        let mut c = Client::connect_unix(&path).unwrap();
+        c.set_timeout(Some(Duration::from_secs(30))).unwrap();
+        check_sweep(&mut c);
+        // An open, idle connection must not hold shutdown up.
+        proc.signal(sig);
+        assert!(proc.wait().success());
+        assert!(!path.exists(), "socket left behind after {sig:?}");
+    }
+}
+
+#[test]
+fn tcp_port_zero_prints_the_port_and_binds_loopback() {
+    let (mut proc, line) = Proc::spawn(&["--tcp", "0", "--variant", "reference"]);
+    let addr: std::net::SocketAddr = line
+        .strip_prefix("listening tcp ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(addr.ip().is_loopback() && addr.port() != 0, "{addr}");
+    let mut c = Client::connect_tcp(addr).unwrap();
+    c.set_timeout(Some(Duration::from_secs(30))).unwrap();
+    check_sweep(&mut c);
+    proc.signal(rustix::process::Signal::TERM);
+    assert!(proc.wait().success());
+}
+
+#[test]
+fn stdio_serves_one_session_and_exits_at_end_of_input() {
+    let mut c = Client::spawn_stdio(BIN, ["serve", "--stdio", "--variant", "reference"]).unwrap();
+    check_sweep(&mut c);
+    assert_eq!(c.echo(&[1.0, 2.0]).unwrap(), [1.0, 2.0]);
+    let id = c.load(&[1.0, 2.0, 3.0]).unwrap();
+    assert!(c.sweep_loaded(id, &[[1, 1, 1, 1, 1, 1]]).is_ok());
+    match c.sweep(&[1.0, 0.0], &[]) {
+        Err(hullsweep_engine::ClientError::Server(m)) => assert!(m.contains("bad price 0")),
+        other => panic!("{other:?}"),
+    }
+    drop(c); // closes stdin and waits for the child
+}
+
+#[test]
+fn bad_options_are_refused_with_a_message() {
+    for args in [
+        vec!["serve"],
+        vec!["serve", "--stdio", "--max-frame", "4294967295"],
+        vec!["serve", "--stdio", "--fee", "nan"],
+        vec!["serve", "--tcp", "not-an-address"],
+        vec!["serve", "--stdio", "--variant", "nope"],
+    ] {
+        let out = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(!out.stderr.is_empty(), "{args:?} gave no message");
+    }
+}
