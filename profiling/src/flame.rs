@@ -6,8 +6,7 @@ use hullsweep_kernel::{DEFAULT_FEE_PCT, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec, g
 use hullsweep_variants::{Threads, Variant};
 use std::path::Path;
 
-/// Samples per second: high enough for a few-second sweep to give thousands of samples.
-const FREQUENCY: i32 = 999;
+use crate::FLAME_HZ as FREQUENCY;
 
 /// Profiles one sweep (a variant, or a lab kernel when `kernel` is given) into an SVG.
 pub fn command(

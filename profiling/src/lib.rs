@@ -15,6 +15,10 @@ pub mod timing;
 
 use std::path::PathBuf;
 
+/// pprof samples per second: high enough for a few-second sweep to give thousands of samples,
+/// and not a multiple of common timer periods.
+pub const FLAME_HZ: i32 = 999;
+
 /// The workspace root (the profiling crate's parent directory).
 pub fn workspace_root() -> PathBuf {
     let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

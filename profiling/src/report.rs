@@ -855,8 +855,9 @@ fn render(
             refns / floor,
             unns / floor,
             if refns / floor > 1.15 {
-                "So on this CPU the reference loop is *not* latency-bound: 11 instructions and a taken branch per \
-                 element do not fit in one add latency here, and removing the check (which lets LLVM unroll) helps."
+                "So on this CPU the reference loop is *not* latency-bound: its instructions and one taken branch \
+                 per element (section 3) do not fit in one add latency here, and removing the check (which lets \
+                 LLVM unroll) helps."
             } else {
                 "So on this CPU the reference loop already runs at the latency floor, and removing the check cannot help."
             }
@@ -865,7 +866,7 @@ fn render(
     let _ = writeln!(
         s,
         "- **In the study** (Apple M2 Max, not measurable here) `get_unchecked` gained nothing, which is what \
-         a latency-bound loop predicts: the M2's very wide core (8-wide decode) can retire the reference \
+         a latency-bound loop predicts: the M2's very wide core can retire the reference \
          loop's extra integer instructions within one FP-add latency, so the check was real but never on the \
          critical path; removing it changes the instruction count, not the time. This is an inference from \
          this assembly and from the measurement here, not a measurement on the M2. What the assembly shows \
@@ -1122,8 +1123,9 @@ fn render(
         let rel = f.strip_prefix(out).unwrap_or(f);
         let _ = writeln!(
             s,
-            "- [{what}]({}) — pprof at 999 Hz, frame-pointer build, {} bars, grid `{}`",
+            "- [{what}]({}) — pprof at {} Hz, frame-pointer build, {} bars, grid `{}`",
             rel.display(),
+            crate::FLAME_HZ,
             plan.bars,
             plan.hyp_grid
         );
