@@ -153,10 +153,12 @@ pub fn collect(
     if let Some(hw) = haswell {
         let f = dir.join("callgrind.haswell-setup.out");
         let hsetup = run(hw, &base(&["--none", "x"]), &f)?;
-        for (what, extra) in [
-            ("variant reference", ["--variant", "reference"]),
-            ("kernel unchecked", ["--kernel", "unchecked"]),
-        ] {
+        let unchecked = if hullsweep_variants::Variant::from_name("unchecked").is_some() {
+            ("variant unchecked", ["--variant", "unchecked"])
+        } else {
+            ("kernel unchecked", ["--kernel", "unchecked"])
+        };
+        for (what, extra) in [("variant reference", ["--variant", "reference"]), unchecked] {
             let f = dir.join(format!("callgrind.haswell-{}.out", what.replace(' ', "-")));
             let ir = run(hw, &base(&extra), &f)?;
             rust.push(Count {

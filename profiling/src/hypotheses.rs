@@ -163,30 +163,28 @@ impl Lab {
             label: label.to_string(),
             arm: Arm::Remote(w, line),
         };
-        let mut v = vec![
-            remote(
-                "rust reference (variant, baseline build)",
-                b,
-                "run variant reference",
-            ),
-            remote(
-                "lab copy of the reference loop",
-                b,
-                "run kernel reference fresh",
-            ),
-            remote(
-                "+ get_unchecked (no bounds check)",
-                b,
+        // With the library's `unchecked` variant (the study's get_unchecked build) every step is a
+        // library variant; without it, the lab's copies stand in (same loops, see `kernels`).
+        let (unchecked, lab) = if Variant::from_name("unchecked").is_some() {
+            ("run variant unchecked", None)
+        } else {
+            (
                 "run kernel unchecked fresh",
-            ),
-        ];
+                Some("run kernel reference fresh"),
+            )
+        };
+        let mut v = vec![remote(
+            "rust reference (variant, baseline build)",
+            b,
+            "run variant reference",
+        )];
+        if let Some(line) = lab {
+            v.push(remote("lab copy of the reference loop", b, line));
+        }
+        v.push(remote("+ get_unchecked (no bounds check)", b, unchecked));
         if native {
             let n = self.flavor(Flavor::Native)?;
-            v.push(remote(
-                "+ target-cpu=native",
-                n,
-                "run kernel unchecked fresh",
-            ));
+            v.push(remote("+ target-cpu=native", n, unchecked));
         }
         if let Some(nb) = numba {
             v.push(remote("numba sweep", nb, "run"));

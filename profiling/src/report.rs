@@ -1039,18 +1039,25 @@ fn render(
                 }
             }
             // The instruction ladder: the same steps as the timing ladder, counted.
-            let steps = [
-                (
-                    "rust reference (variant, baseline build)",
-                    "variant reference",
-                ),
-                ("lab copy of the reference loop", "kernel reference"),
-                ("+ get_unchecked (no bounds check)", "kernel unchecked"),
-                (
+            let lib = hullsweep_variants::Variant::from_name("unchecked").is_some();
+            let mut steps = vec![(
+                "rust reference (variant, baseline build)",
+                "variant reference",
+            )];
+            if lib {
+                steps.push(("+ get_unchecked (no bounds check)", "variant unchecked"));
+                steps.push((
+                    "+ target-cpu=haswell (numba's target under valgrind)",
+                    "variant unchecked (target-cpu=haswell build)",
+                ));
+            } else {
+                steps.push(("lab copy of the reference loop", "kernel reference"));
+                steps.push(("+ get_unchecked (no bounds check)", "kernel unchecked"));
+                steps.push((
                     "+ target-cpu=haswell (numba's target under valgrind)",
                     "kernel unchecked (target-cpu=haswell build)",
-                ),
-            ];
+                ));
+            }
             let vals: Vec<Option<f64>> = steps.iter().map(|(_, w)| ir_per_element(c, w)).collect();
             if let (Ok(n), true) = (&c.numba, vals.iter().all(Option::is_some)) {
                 let n = *n as f64 / c.elements as f64;
@@ -1229,8 +1236,10 @@ fn summary(
     }
     if let Some(c) = counts {
         let r = ir_per_element(c, "variant reference");
-        let u = ir_per_element(c, "kernel unchecked");
-        let uh = ir_per_element(c, "kernel unchecked (target-cpu=haswell build)");
+        let u = ir_per_element(c, "variant unchecked")
+            .or_else(|| ir_per_element(c, "kernel unchecked"));
+        let uh = ir_per_element(c, "variant unchecked (target-cpu=haswell build)")
+            .or_else(|| ir_per_element(c, "kernel unchecked (target-cpu=haswell build)"));
         if let (Some(r), Ok(n)) = (r, &c.numba) {
             let _ = writeln!(
                 s,
