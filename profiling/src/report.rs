@@ -569,6 +569,23 @@ fn render(
                 ""
             }
         );
+        let _ = writeln!(
+            s,
+            "Wall-clock and CPU-time shares differ where other load preempted a run; CPU time (the process's \
+             own CPU seconds over the same interval) excludes that and is the steadier of the two on this \
+             shared machine. By CPU time: gap {:.3}x, explained {:.1}%, unexplained {:.1}%.\n",
+            c0 / ladder.cpu_median(last),
+            100.0 * (ctotal - crest) / ctotal,
+            100.0 * crest / ctotal
+        );
+        if ladder.labels.iter().any(|l| l.starts_with("lab copy")) {
+            let _ = writeln!(
+                s,
+                "The \"lab copy\" step changes no instruction of the inner loop (section 3) and almost no \
+                 instruction count (section 7): its share is the measurement's own floor (noise, code placement), \
+                 not a cause.\n"
+            );
+        }
         charts.push(Chart {
             file: "ladder.svg".into(),
             title: format!(
