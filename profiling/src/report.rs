@@ -363,7 +363,7 @@ pub fn command(
                     "--bars",
                     &plan.bars.to_string(),
                     "--grid",
-                    plan.hyp_grid,
+                    plan.grid,
                     "--out",
                 ])
                 .arg(&file)
@@ -1151,7 +1151,15 @@ fn render(
             rel.display(),
             crate::FLAME_HZ,
             plan.bars,
-            plan.hyp_grid
+            plan.grid
+        );
+    }
+    if !flames.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nSIGPROF sampling runs on the kernel's timer tick, so the effective rate can be lower than \
+             requested. LLVM inlines `wma` into `hma`/`hma3` in the kernel crate, so the WMA time appears under \
+             those frames; the lab kernels are `#[inline(never)]` and appear by name."
         );
     }
     s.push('\n');
