@@ -351,10 +351,12 @@ pub fn command(
         let fp = step("building the frame-pointer flavour", || {
             builds::build(Flavor::FramePointers)
         })?;
-        for (what, arg) in [
-            ("reference", vec!["--variant", "reference"]),
-            ("unchecked", vec!["--kernel", "unchecked"]),
-        ] {
+        let mut targets: Vec<(String, Vec<&str>)> = hullsweep_variants::Variant::ALL
+            .iter()
+            .map(|v| (format!("variant-{}", v.name()), vec!["--variant", v.name()]))
+            .collect();
+        targets.push(("kernel-unchecked".into(), vec!["--kernel", "unchecked"]));
+        for (what, arg) in targets {
             let file = out.join(format!("flame-{what}.svg"));
             let st = Command::new(&fp)
                 .arg("flamegraph")
@@ -425,7 +427,7 @@ fn render(
     per_elem: &[(String, f64)],
     counts: Option<&Counts>,
     set: &AsmSet,
-    flames: &[(&str, PathBuf)],
+    flames: &[(String, PathBuf)],
     faults: &[(String, u64)],
     notes: &[String],
     out: &Path,
