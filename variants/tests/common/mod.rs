@@ -59,11 +59,11 @@ pub fn assert_identical(
     got: &SweepResult,
 ) {
     assert_eq!(got.len(), want.len(), "{dataset}: {name} combo count");
-    for k in 0..want.len() {
+    assert_eq!(want.len(), params.len(), "{dataset}: reference combo count");
+    for (k, combo) in params.iter().enumerate() {
         assert!(
             got.trades[k] == want.trades[k] && got.pnl[k].to_bits() == want.pnl[k].to_bits(),
-            "{dataset}: {name} combo {k} {:?}: got ({}, {}), reference ({}, {})",
-            params[k],
+            "{dataset}: {name} combo {k} {combo:?}: got ({}, {}), reference ({}, {})",
             got.pnl[k],
             got.trades[k],
             want.pnl[k],
