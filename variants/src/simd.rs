@@ -171,6 +171,17 @@ pub fn wma_into(x: &[f64], w: usize, out: &mut [f64]) {
     unsafe { std::mem::transmute::<*mut (), RawWma>(ptr)(x, w, out) }
 }
 
+/// `WEIGHTS[k] = (k + 1) as f64`, the reference's weights converted once (exact integers).
+static WEIGHTS: [f64; 4096] = {
+    let mut t = [0.0; 4096];
+    let mut k = 0;
+    while k < t.len() {
+        t[k] = (k + 1) as f64;
+        k += 1;
+    }
+    t
+};
+
 /// Fills the NaN lead of `out` and returns the denominator, or `None` when `w > x.len()`
 /// (then all of `out` is NaN).
 #[inline(always)]
@@ -249,17 +260,33 @@ macro_rules! simd_wma {
             let one = $splat(1.0);
             let dv = $splat(denom);
             let mut i = w - 1;
+            // The weights come from the table when it is long enough: a broadcast load per step
+            // instead of a vector add, which would compete with the accumulators for the add
+            // ports. The values are the same exact integers either way.
+            let table = super::WEIGHTS.get(..w);
             while i + U * L <= n {
                 let mut acc: [$vec; U] = [$zero(); U];
-                let mut wk = one;
-                for k in 0..w {
-                    for (u, a) in acc.iter_mut().enumerate() {
-                        // SAFETY: the load covers x[i+1-w+k+u*L .. i+1-w+k+(u+1)*L]; its last
-                        // index is at most i + U*L - 1 < n (k <= w-1, u <= U-1).
-                        let v = unsafe { $load(xp.add(i + 1 - w + k + u * L)) };
-                        *a = $add(*a, $mul(v, wk));
+                macro_rules! step {
+                    ($k:expr, $wk:expr) => {
+                        for (u, a) in acc.iter_mut().enumerate() {
+                            // SAFETY: the load covers x[i+1-w+k+u*L .. i+1-w+k+(u+1)*L]; its
+                            // last index is at most i + U*L - 1 < n (k <= w-1, u <= U-1).
+                            let v = unsafe { $load(xp.add(i + 1 - w + $k + u * L)) };
+                            *a = $add(*a, $mul(v, $wk));
+                        }
+                    };
+                }
+                if let Some(weights) = table {
+                    for (k, &wf) in weights.iter().enumerate() {
+                        let wk = $splat(wf);
+                        step!(k, wk);
                     }
-                    wk = $add(wk, one);
+                } else {
+                    let mut wk = one;
+                    for k in 0..w {
+                        step!(k, wk);
+                        wk = $add(wk, one);
+                    }
                 }
                 for (u, a) in acc.iter().enumerate() {
                     // SAFETY: writes out[i+u*L .. i+(u+1)*L], inside out since i + U*L <= n.
@@ -291,7 +318,7 @@ mod x86 {
 
     simd_wma! {
         #[target_feature(enable = "avx512f")]
-        fn wma_avx512; lanes 8; unroll 4;
+        fn wma_avx512; lanes 8; unroll 8;
         __m512d, _mm512_setzero_pd, _mm512_set1_pd, _mm512_loadu_pd, _mm512_storeu_pd,
         _mm512_add_pd, _mm512_mul_pd, _mm512_div_pd
     }
