@@ -6,6 +6,7 @@
 
 use crate::Threads;
 use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use std::ops::Range;
 
 /// Buffers of `n_bars` each that one combo needs.
 pub const BUFFERS: usize = 5;
@@ -47,22 +48,34 @@ impl Scratch {
     }
 }
 
+/// Bars per tile of the pipeline: small enough that a tile of every buffer stays in L2, large
+/// enough that the per-pass overhead of a tile is negligible.
+pub const TILE: usize = 4096;
+
 /// WMA of `x` into `out` (same length), in the reference's summation order.
 ///
 /// Every element of `out` is written (NaN before the first full window), so buffers can be
 /// reused without clearing.
 pub fn wma_into(x: &[f64], w: usize, out: &mut [f64]) {
+    wma_range_into(x, w, out, 0..x.len());
+}
+
+/// Only the outputs `range` of [`wma_into`]; the rest of `out` is untouched.
+pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>) {
     assert!(
-        w >= 1 && out.len() == x.len(),
-        "wma_into: w >= 1 and equal lengths"
+        w >= 1 && out.len() == x.len() && range.start <= range.end && range.end <= x.len(),
+        "wma: w >= 1, equal lengths, range inside"
     );
-    let lead = (w - 1).min(x.len());
-    out[..lead].fill(f64::NAN);
-    if w > x.len() {
+    let start = range.start.max(w - 1);
+    out[range.start..range.end.min(start)].fill(f64::NAN);
+    if start >= range.end {
         return;
     }
     let denom = (w * (w + 1) / 2) as f64;
-    for (o, win) in out[w - 1..].iter_mut().zip(x.windows(w)) {
+    for (o, win) in out[start..range.end]
+        .iter_mut()
+        .zip(x[start + 1 - w..range.end].windows(w))
+    {
         let s = win
             .iter()
             .zip(1..=w)
@@ -71,8 +84,79 @@ pub fn wma_into(x: &[f64], w: usize, out: &mut [f64]) {
     }
 }
 
-/// One combo through the spec's pipeline with a pluggable WMA, using only `buf`
-/// (at least [`scratch_len`]`(close.len())` long).
+/// The spec's event loop as a state machine fed bar by bar in order, so the pipeline can run it
+/// tile by tile; the operations and their order are the reference's.
+#[derive(Clone, Copy, Debug)]
+struct Backtest {
+    pos: i64,
+    entry: f64,
+    pnl: f64,
+    trades: i64,
+    prev: f64,
+}
+
+impl Backtest {
+    fn new() -> Self {
+        Backtest {
+            pos: 0,
+            entry: 0.0,
+            pnl: 0.0,
+            trades: 0,
+            prev: f64::NAN,
+        }
+    }
+
+    #[inline]
+    fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+        let Backtest {
+            mut pos,
+            mut entry,
+            mut pnl,
+            mut trades,
+            mut prev,
+        } = *self;
+        for ((&c, &h), &h3) in close.iter().zip(hma).zip(hma3) {
+            let d = h - h3;
+            if d.is_nan() {
+                prev = f64::NAN;
+                continue;
+            }
+            if !prev.is_nan() {
+                let sig = if prev <= 0.0 && d > 0.0 {
+                    1
+                } else if prev >= 0.0 && d < 0.0 {
+                    -1
+                } else {
+                    0
+                };
+                if sig != 0 && sig != pos {
+                    if pos != 0 {
+                        pnl += pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
+                        trades += 1;
+                    }
+                    pos = sig;
+                    entry = c;
+                }
+            }
+            prev = d;
+        }
+        *self = Backtest {
+            pos,
+            entry,
+            pnl,
+            trades,
+            prev,
+        };
+    }
+}
+
+/// One combo through the spec's pipeline with a pluggable range WMA (`wma(x, w, out, range)`
+/// writes `out[range]` only), using only `buf` (at least [`scratch_len`]`(close.len())` long).
+///
+/// The bars are processed in tiles of [`TILE`]: every pass of a tile, then the event loop over
+/// it, so the buffers are touched while they are in cache. Each output still comes from exactly
+/// the reference's operations; the second-level WMAs read the earlier tiles' differences, which
+/// are complete by then.
 ///
 /// A pass whose window equals one already computed for this combo (`hma3_half == hma_half`,
 /// `hma3_m == hma_n`, as in the default grid) reuses that output: the same pass on the same
@@ -85,7 +169,7 @@ pub fn run_combo_with<F>(
     wma: F,
 ) -> (f64, i64)
 where
-    F: Fn(&[f64], usize, &mut [f64]),
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
     let n_bars = close.len();
     let [n, half, sqrt, m, half3, third] = combo.map(window);
@@ -93,32 +177,44 @@ where
     let (b, rest) = rest.split_at_mut(n_bars);
     let (c, rest) = rest.split_at_mut(n_bars);
     let (d, e) = rest.split_at_mut(n_bars);
+    let mut bt = Backtest::new();
 
-    wma(close, half, a);
-    wma(close, n, b);
-    wma(close, third, c);
-    let d_src: &[f64] = if half3 == half {
-        a
-    } else {
-        wma(close, half3, d);
-        d
-    };
-    let e_src: &[f64] = if m == n {
-        b
-    } else {
-        wma(close, m, e);
-        e
-    };
-    for ((c, &d), &e) in c.iter_mut().zip(d_src).zip(e_src) {
-        *c = 3.0 * *c - d - e;
+    let mut t0 = 0;
+    while t0 < n_bars {
+        let r = t0..(t0 + TILE).min(n_bars);
+        wma(close, half, a, r.clone());
+        wma(close, n, b, r.clone());
+        wma(close, third, c, r.clone());
+        let d_src: &[f64] = if half3 == half {
+            a
+        } else {
+            wma(close, half3, d, r.clone());
+            d
+        };
+        let e_src: &[f64] = if m == n {
+            b
+        } else {
+            wma(close, m, e, r.clone());
+            e
+        };
+        for ((c, &d), &e) in c[r.clone()]
+            .iter_mut()
+            .zip(&d_src[r.clone()])
+            .zip(&e_src[r.clone()])
+        {
+            *c = 3.0 * *c - d - e;
+        }
+        for (a, &b) in a[r.clone()].iter_mut().zip(&b[r.clone()]) {
+            *a = 2.0 * *a - b;
+        }
+        // d and e of this tile are consumed: they take hma and hma3 (their earlier tiles are
+        // never read again; a and c keep the differences the next tiles' windows reach back to).
+        wma(a, sqrt, d, r.clone());
+        wma(c, m, e, r.clone());
+        bt.feed(&close[r.clone()], &d[r.clone()], &e[r.clone()], fee_pct);
+        t0 = r.end;
     }
-    for (a, &b) in a.iter_mut().zip(&*b) {
-        *a = 2.0 * *a - b;
-    }
-    // d and e are free again (their contents, if any, were consumed above).
-    wma(a, sqrt, d);
-    wma(c, m, e);
-    crate::checked::backtest(close, d, e, fee_pct)
+    (bt.pnl, bt.trades)
 }
 
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.
@@ -132,7 +228,7 @@ pub fn sweep_into(
     scratch: &mut Scratch,
     out: &mut SweepResult,
 ) -> Result<(), KernelError> {
-    sweep_into_with(close, params, fee_pct, scratch, out, wma_into)
+    sweep_into_with(close, params, fee_pct, scratch, out, wma_range_into)
 }
 
 /// [`sweep_into`] with a pluggable WMA kernel (the SIMD variant passes its own).
@@ -145,7 +241,7 @@ pub(crate) fn sweep_into_with<F>(
     wma: F,
 ) -> Result<(), KernelError>
 where
-    F: Fn(&[f64], usize, &mut [f64]) + Copy,
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
 {
     validate(close, params, fee_pct)?;
     scratch.reserve(close.len());

@@ -49,7 +49,9 @@ pub fn sweep(
     let mut order: Vec<usize> = (0..params.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(combo_cost(&params[k], close.len())));
     let next = AtomicUsize::new(0);
-    let wma = move |x: &[f64], w: usize, o: &mut [f64]| kernel.wma(x, w, o);
+    let wma = move |x: &[f64], w: usize, o: &mut [f64], r: std::ops::Range<usize>| {
+        kernel.wma_range(x, w, o, r)
+    };
 
     // Each worker owns one scratch for the whole sweep and pulls the next most expensive combo
     // when it is free (dynamic scheduling).

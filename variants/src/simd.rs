@@ -9,6 +9,7 @@
 use crate::Threads;
 use crate::prealloc::{Scratch, sweep_into_with};
 use hullsweep_kernel::{Combo, KernelError, SweepResult, validate};
+use std::ops::Range;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// An instruction-set tier of the WMA kernel.
@@ -26,11 +27,12 @@ pub enum Tier {
     Scalar,
 }
 
-/// The signature of one tier's WMA: `out[i] = wma(x, w)[i]`, `out.len() == x.len()`, `w >= 1`.
+/// The signature of one tier's WMA: `out[i] = wma(x, w)[i]` for `i` in `from..to`, other elements
+/// untouched; requires `out.len() == x.len()`, `w >= 1`, `from <= to <= x.len()`.
 ///
 /// The tier functions are `unsafe` only because they are compiled for CPU features that must be
 /// present; [`WmaKernel`] only hands them out after detection.
-type RawWma = unsafe fn(x: &[f64], w: usize, out: &mut [f64]);
+type RawWma = unsafe fn(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize);
 
 impl Tier {
     /// Every tier, best first.
@@ -108,10 +110,10 @@ static BEST: AtomicPtr<()> = AtomicPtr::new(detect as *mut ());
 
 /// # Safety
 /// Same contract as every [`RawWma`]; it has no feature requirement of its own.
-unsafe fn detect(x: &[f64], w: usize, out: &mut [f64]) {
+unsafe fn detect(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize) {
     let kernel = WmaKernel::detect();
     BEST.store(kernel.raw as *mut (), Ordering::Relaxed);
-    kernel.wma(x, w, out);
+    kernel.wma_range(x, w, out, from..to);
 }
 
 impl WmaKernel {
@@ -149,13 +151,23 @@ impl WmaKernel {
     /// # Panics
     /// If `w == 0` or `out.len() != x.len()`.
     pub fn wma(self, x: &[f64], w: usize, out: &mut [f64]) {
+        self.wma_range(x, w, out, 0..x.len());
+    }
+
+    /// Only the outputs `range` of [`wma`](WmaKernel::wma); the rest of `out` is untouched.
+    /// The pipeline works in tiles of bars with this, so its buffers stay in cache.
+    ///
+    /// # Panics
+    /// If `w == 0`, `out.len() != x.len()` or `range` is not inside `0..x.len()`.
+    #[inline]
+    pub fn wma_range(self, x: &[f64], w: usize, out: &mut [f64], range: Range<usize>) {
         assert!(
-            w >= 1 && out.len() == x.len(),
-            "wma: w >= 1 and equal lengths"
+            w >= 1 && out.len() == x.len() && range.start <= range.end && range.end <= x.len(),
+            "wma: w >= 1, equal lengths, range inside"
         );
-        // SAFETY: the invariant of WmaKernel: the CPU has the features `raw` needs; the length
-        // and window preconditions were just checked.
-        unsafe { (self.raw)(x, w, out) }
+        // SAFETY: the invariant of WmaKernel: the CPU has the features `raw` needs; the length,
+        // window and range preconditions were just checked.
+        unsafe { (self.raw)(x, w, out, range.start, range.end) }
     }
 }
 
@@ -168,7 +180,7 @@ pub fn wma_into(x: &[f64], w: usize, out: &mut [f64]) {
     let ptr = BEST.load(Ordering::Relaxed);
     // SAFETY: see WmaKernel::best; `detect` and every stored kernel satisfy RawWma's contract
     // on this CPU, and the preconditions were just checked.
-    unsafe { std::mem::transmute::<*mut (), RawWma>(ptr)(x, w, out) }
+    unsafe { std::mem::transmute::<*mut (), RawWma>(ptr)(x, w, out, 0, x.len()) }
 }
 
 /// `WEIGHTS[k] = (k + 1) as f64`, the reference's weights converted once (exact integers).
@@ -182,24 +194,24 @@ static WEIGHTS: [f64; 4096] = {
     t
 };
 
-/// Fills the NaN lead of `out` and returns the denominator, or `None` when `w > x.len()`
-/// (then all of `out` is NaN).
+/// Writes NaN to the outputs of `from..to` before the first full window and returns where full
+/// windows start, with the denominator; `None` when none of `from..to` has a full window.
 #[inline(always)]
-fn lead(x: &[f64], w: usize, out: &mut [f64]) -> Option<f64> {
-    debug_assert!(w >= 1 && out.len() == x.len());
-    let lead = (w - 1).min(x.len());
-    out[..lead].fill(f64::NAN);
-    if w > x.len() {
-        out.fill(f64::NAN);
-        return None;
-    }
-    Some((w * (w + 1) / 2) as f64)
+fn lead(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize) -> Option<(usize, f64)> {
+    debug_assert!(w >= 1 && out.len() == x.len() && from <= to && to <= x.len());
+    let start = from.max(w - 1);
+    out[from..to.min(start)].fill(f64::NAN);
+    // start < to <= x.len() also means w <= x.len(), so the denominator cannot overflow.
+    (start < to).then(|| (start, (w * (w + 1) / 2) as f64))
 }
 
-/// Outputs `from..` one at a time, in the reference's order (the blocks' remainder).
+/// Outputs `from..to` one at a time, in the reference's order (the blocks' remainder).
 #[inline(always)]
-fn tail(x: &[f64], w: usize, out: &mut [f64], from: usize, denom: f64) {
-    for (o, win) in out[from..].iter_mut().zip(x[from + 1 - w..].windows(w)) {
+fn tail(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize, denom: f64) {
+    if from >= to {
+        return;
+    }
+    for (o, win) in out[from..to].iter_mut().zip(x[from + 1 - w..to].windows(w)) {
         let mut s = 0.0;
         let mut wk = 1.0;
         for &v in win {
@@ -214,12 +226,12 @@ fn tail(x: &[f64], w: usize, out: &mut [f64], from: usize, denom: f64) {
 ///
 /// # Safety
 /// None needed (safe code); `unsafe` only to share the [`RawWma`] type.
-unsafe fn wma_scalar(x: &[f64], w: usize, out: &mut [f64]) {
+unsafe fn wma_scalar(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize) {
     const B: usize = 8;
-    let Some(denom) = lead(x, w, out) else { return };
-    let n = x.len();
-    let mut i = w - 1;
-    while i + B <= n {
+    let Some((mut i, denom)) = lead(x, w, out, from, to) else {
+        return;
+    };
+    while i + B <= to {
         let mut acc = [0.0f64; B];
         // The window block for outputs i..i+B is x[i+1-w .. i+B].
         let span = &x[i + 1 - w..i + B];
@@ -236,7 +248,7 @@ unsafe fn wma_scalar(x: &[f64], w: usize, out: &mut [f64]) {
         }
         i += B;
     }
-    tail(x, w, out, i, denom);
+    tail(x, w, out, i, to, denom);
 }
 
 /// Generates one tier's WMA from its intrinsics: `U` vector accumulators of `L` lanes cover
@@ -247,19 +259,21 @@ macro_rules! simd_wma {
         $vec:ty, $zero:path, $splat:path, $load:path, $store:path, $add:path, $mul:path, $div:path
     ) => {
         /// # Safety
-        /// The CPU must support the features this function is compiled for; `w >= 1` and
-        /// `out.len() == x.len()`.
+        /// The CPU must support the features this function is compiled for; `w >= 1`,
+        /// `out.len() == x.len()` and `from <= to <= x.len()`.
         $(#[$attr])*
-        pub(super) unsafe fn $name(x: &[f64], w: usize, out: &mut [f64]) {
+        pub(super) unsafe fn $name(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize) {
             const L: usize = $l;
             const U: usize = $u;
-            let Some(denom) = super::lead(x, w, out) else { return };
-            let n = x.len();
+            let Some((mut i, denom)) = super::lead(x, w, out, from, to) else {
+                return;
+            };
+            // Blocks end at `to`, which is <= x.len(): every bound below is against it.
+            let n = to;
             let xp = x.as_ptr();
             let op = out.as_mut_ptr();
             let one = $splat(1.0);
             let dv = $splat(denom);
-            let mut i = w - 1;
             // The weights come from the table when it is long enough: a broadcast load per step
             // instead of a vector add, which would compete with the accumulators for the add
             // ports. The values are the same exact integers either way.
@@ -307,7 +321,7 @@ macro_rules! simd_wma {
                 unsafe { $store(op.add(i), $div(a, dv)) };
                 i += L;
             }
-            super::tail(x, w, out, i, denom);
+            super::tail(x, w, out, i, to, denom);
         }
     };
 }
@@ -379,8 +393,8 @@ pub fn sweep_into(
     scratch: &mut Scratch,
     out: &mut SweepResult,
 ) -> Result<(), KernelError> {
-    sweep_into_with(close, params, fee_pct, scratch, out, move |x, w, o| {
-        kernel.wma(x, w, o)
+    sweep_into_with(close, params, fee_pct, scratch, out, move |x, w, o, r| {
+        kernel.wma_range(x, w, o, r)
     })
 }
 

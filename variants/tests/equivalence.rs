@@ -263,3 +263,25 @@ fn sweep_into_reuses_a_larger_scratch_and_resizes_outputs() {
     assert_eq!(out, want);
     assert!(small.n_bars() >= 800);
 }
+
+#[test]
+fn tile_boundaries_with_nans_flats_and_long_windows() {
+    // Three tiles and a bit, with NaN runs and flat runs straddling the tile edges, and windows
+    // longer than a tile, so the second-level passes read back across tile boundaries.
+    let tile = prealloc::TILE;
+    let mut close = noisy(3 * tile + 123, 21);
+    for i in (tile - 3..tile + 2).chain([2 * tile - 1, 2 * tile]) {
+        close[i] = f64::NAN;
+    }
+    for v in &mut close[2 * tile + 500..2 * tile + 900] {
+        *v = 1.1;
+    }
+    let mut params = edge_params(close.len());
+    params.extend([
+        [tile as i64 + 5, 40, 70, 300, 150, 100],
+        [200, 100, 14, 200, 100, 66],
+        [7, 3, 2, tile as i64 - 1, 9, 4],
+    ]);
+    let want = assert_all_identical("tiles", &close, &params, 0.09);
+    assert!(want.trades.iter().any(|&t| t > 0));
+}
