@@ -76,10 +76,13 @@ pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>)
         .iter_mut()
         .zip(x[start + 1 - w..range.end].windows(w))
     {
-        let s = win
-            .iter()
-            .zip(1..=w)
-            .fold(0.0, |s, (&v, k)| s + v * k as f64);
+        // The weight as a float counter: the same exact integers as `(k + 1) as f64`.
+        let mut s = 0.0;
+        let mut wk = 1.0;
+        for &v in win {
+            s += v * wk;
+            wk += 1.0;
+        }
         *o = s / denom;
     }
 }
