@@ -109,47 +109,65 @@ impl Backtest {
         }
     }
 
+    /// Feeds bars in order. Chunks of bars in which an open position cannot change are skipped in
+    /// one step: with `pos == 1` and every `d > 0` (NaN fails the test), each bar's signal is `+1`
+    /// or `0`, so nothing trades and only `prev` moves on (`pos == -1` mirrors it).
     #[inline]
     fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
-        let Backtest {
-            mut pos,
-            mut entry,
-            mut pnl,
-            mut trades,
-            mut prev,
-        } = *self;
-        for ((&c, &h), &h3) in close.iter().zip(hma).zip(hma3) {
-            let d = h - h3;
-            if d.is_nan() {
-                prev = f64::NAN;
+        const C: usize = 8;
+        let mut s = *self;
+        let (cc, hc, h3c) = (
+            close.chunks_exact(C),
+            hma.chunks_exact(C),
+            hma3.chunks_exact(C),
+        );
+        let (cr, hr, h3r) = (cc.remainder(), hc.remainder(), h3c.remainder());
+        for ((c, h), h3) in cc.zip(hc).zip(h3c) {
+            let d: [f64; C] = std::array::from_fn(|j| h[j] - h3[j]);
+            let quiet = match s.pos {
+                1 => d.iter().all(|&x| x > 0.0),
+                -1 => d.iter().all(|&x| x < 0.0),
+                _ => false,
+            };
+            if quiet {
+                s.prev = d[C - 1];
                 continue;
             }
-            if !prev.is_nan() {
-                let sig = if prev <= 0.0 && d > 0.0 {
-                    1
-                } else if prev >= 0.0 && d < 0.0 {
-                    -1
-                } else {
-                    0
-                };
-                if sig != 0 && sig != pos {
-                    if pos != 0 {
-                        pnl += pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
-                        trades += 1;
-                    }
-                    pos = sig;
-                    entry = c;
-                }
+            for (&c, &d) in c.iter().zip(&d) {
+                s.step(c, d, fee_pct);
             }
-            prev = d;
         }
-        *self = Backtest {
-            pos,
-            entry,
-            pnl,
-            trades,
-            prev,
-        };
+        for ((&c, &h), &h3) in cr.iter().zip(hr).zip(h3r) {
+            s.step(c, h - h3, fee_pct);
+        }
+        *self = s;
+    }
+
+    /// One bar of the spec's loop, `d = hma - hma3`.
+    #[inline(always)]
+    fn step(&mut self, c: f64, d: f64, fee_pct: f64) {
+        if d.is_nan() {
+            self.prev = f64::NAN;
+            return;
+        }
+        if !self.prev.is_nan() {
+            let sig = if self.prev <= 0.0 && d > 0.0 {
+                1
+            } else if self.prev >= 0.0 && d < 0.0 {
+                -1
+            } else {
+                0
+            };
+            if sig != 0 && sig != self.pos {
+                if self.pos != 0 {
+                    self.pnl += self.pos as f64 * (c / self.entry - 1.0) * 100.0 - fee_pct;
+                    self.trades += 1;
+                }
+                self.pos = sig;
+                self.entry = c;
+            }
+        }
+        self.prev = d;
     }
 }
 
