@@ -83,8 +83,9 @@ impl Variant {
     }
 
     /// The best variant for this machine. Rule: [`Variant::Rayon`] when the OS reports more than
-    /// one core (it runs the SIMD pipeline on every core, and measured near-linear scaling),
-    /// otherwise [`Variant::Simd`] (the same pipeline without the pool's overhead).
+    /// one core (it runs the SIMD pipeline on every core, and its largest-first dynamic split
+    /// leaves the cores within about 1% of an even share: `examples/balance.rs`), otherwise
+    /// [`Variant::Simd`] (the same pipeline without the pool's overhead).
     pub fn fastest() -> Variant {
         if rayon::thread_count(Threads::Auto) > 1 {
             Variant::Rayon
