@@ -3,6 +3,12 @@
 
 use hullsweep_kernel::{Combo, KernelError, SweepResult};
 
+pub mod checked;
+pub mod prealloc;
+pub mod rayon;
+pub mod simd;
+pub mod unchecked;
+
 /// Worker threads for variants that parallelise over combos; single-thread variants ignore it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
@@ -54,12 +60,38 @@ macro_rules! variants {
 variants! {
     /// The line-by-line port in `hullsweep-kernel`: the oracle.
     Reference => "reference", reference;
+    /// Idiomatic safe Rust: slices, `windows`, `zip`, no bounds checks left in the hot loops.
+    Checked => "checked", checked::sweep;
+    /// The reference with `get_unchecked` in the hot loops, validated once at the entry.
+    Unchecked => "unchecked", unchecked::sweep;
+    /// No allocation per combo or pass: one scratch and caller-owned outputs.
+    Prealloc => "prealloc", prealloc::sweep;
+    /// Explicit SIMD WMA across consecutive outputs, run-time dispatched, on the prealloc pipeline.
+    Simd => "simd", simd::sweep;
+    /// SIMD + prealloc per worker, parallel over combos on a local rayon pool.
+    Rayon => "rayon", rayon::sweep;
 }
 
 impl Variant {
-    /// Looks a variant up by its [`name`](Variant::name).
+    /// Looks a variant up by its [`name`](Variant::name); `"fastest"` resolves to
+    /// [`Variant::fastest`].
     pub fn from_name(name: &str) -> Option<Variant> {
+        if name == "fastest" {
+            return Some(Variant::fastest());
+        }
         Variant::ALL.iter().copied().find(|v| v.name() == name)
+    }
+
+    /// The best variant for this machine. Rule: [`Variant::Rayon`] when the OS reports more than
+    /// one core (it runs the SIMD pipeline on every core, and its largest-first dynamic split
+    /// leaves the cores within about 1% of an even share: `examples/balance.rs`), otherwise
+    /// [`Variant::Simd`] (the same pipeline without the pool's overhead).
+    pub fn fastest() -> Variant {
+        if rayon::thread_count(Threads::Auto) > 1 {
+            Variant::Rayon
+        } else {
+            Variant::Simd
+        }
     }
 
     /// Runs the sweep. Inputs are validated at the entry; errors name the bad value.

@@ -1,0 +1,55 @@
+//! Criterion throughput (combos/s) of every variant on the default sweep (150,000 bars x 80
+//! combos) and on a small one (10,000 bars x 8 combos). Each variant's result is checked bit for
+//! bit against the reference before it is timed, so a fast wrong variant cannot post a number.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use hullsweep::kernel::{self, Combo, SweepResult};
+use hullsweep::{Threads, Variant};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const FEE: f64 = kernel::DEFAULT_FEE_PCT;
+
+fn assert_identical(variant: Variant, want: &SweepResult, got: &SweepResult) {
+    let same = got.trades == want.trades
+        && got.pnl.len() == want.pnl.len()
+        && got
+            .pnl
+            .iter()
+            .zip(&want.pnl)
+            .all(|(a, b)| a.to_bits() == b.to_bits());
+    assert!(same, "{} differs from the reference", variant.name());
+}
+
+fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Combo]) {
+    let want = kernel::sweep(close, params, FEE).expect("reference");
+    let mut group = c.benchmark_group(group_name);
+    group.throughput(Throughput::Elements(params.len() as u64));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    for &variant in Variant::ALL {
+        let start = Instant::now();
+        let got = variant
+            .sweep(close, params, FEE, Threads::Auto)
+            .expect("sweep");
+        let once = start.elapsed();
+        assert_identical(variant, &want, &got);
+        // Ten samples of at least one iteration each, whatever the variant's speed.
+        group.measurement_time((once * 12).max(Duration::from_secs(2)));
+        group.bench_function(BenchmarkId::from_parameter(variant.name()), |b| {
+            b.iter(|| variant.sweep(black_box(close), black_box(params), FEE, Threads::Auto))
+        });
+    }
+    group.finish();
+}
+
+fn sweeps(c: &mut Criterion) {
+    let close = kernel::default_close();
+    let params = kernel::default_params();
+    bench_sweep(c, "sweep_default_150k_x80", &close, &params);
+    let small_params: Vec<Combo> = params.iter().copied().step_by(10).collect();
+    bench_sweep(c, "sweep_small_10k_x8", &close[..10_000], &small_params);
+}
+
+criterion_group!(benches, sweeps);
+criterion_main!(benches);

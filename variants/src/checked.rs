@@ -1,0 +1,103 @@
+//! Idiomatic safe Rust: slices, `windows` and `zip`, so the optimiser can see every access is in
+//! bounds and drop the checks. Same arithmetic in the same order as the reference, so bit-identical.
+
+use crate::Threads;
+use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+
+/// WMA with the reference's summation order; `(1..).map(as f64)` yields the same exact weights.
+pub fn wma(x: &[f64], w: usize) -> Vec<f64> {
+    assert!(w >= 1, "wma window must be >= 1");
+    let mut out = vec![f64::NAN; x.len()];
+    if w > x.len() {
+        return out;
+    }
+    let denom = (w * (w + 1) / 2) as f64;
+    for (o, win) in out[w - 1..].iter_mut().zip(x.windows(w)) {
+        let s = win
+            .iter()
+            .zip(1..=w)
+            .fold(0.0, |s, (&v, k)| s + v * k as f64);
+        *o = s / denom;
+    }
+    out
+}
+
+fn hma(close: &[f64], n: usize, half: usize, sqrt: usize) -> Vec<f64> {
+    let a = wma(close, half);
+    let b = wma(close, n);
+    let diff: Vec<f64> = a.iter().zip(&b).map(|(&a, &b)| 2.0 * a - b).collect();
+    wma(&diff, sqrt)
+}
+
+fn hma3(close: &[f64], m: usize, half: usize, third: usize) -> Vec<f64> {
+    let c = wma(close, third);
+    let d = wma(close, half);
+    let e = wma(close, m);
+    let diff: Vec<f64> = c
+        .iter()
+        .zip(&d)
+        .zip(&e)
+        .map(|((&c, &d), &e)| 3.0 * c - d - e)
+        .collect();
+    wma(&diff, m)
+}
+
+/// The stop-and-reverse loop of the spec, walking the three series in lockstep.
+pub fn backtest(close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) -> (f64, i64) {
+    let mut pos: i64 = 0;
+    let mut entry = 0.0;
+    let mut pnl = 0.0;
+    let mut trades: i64 = 0;
+    let mut prev = f64::NAN;
+    for ((&c, &h), &h3) in close.iter().zip(hma).zip(hma3) {
+        let d = h - h3;
+        if d.is_nan() {
+            prev = f64::NAN;
+            continue;
+        }
+        if !prev.is_nan() {
+            let sig = if prev <= 0.0 && d > 0.0 {
+                1
+            } else if prev >= 0.0 && d < 0.0 {
+                -1
+            } else {
+                0
+            };
+            if sig != 0 && sig != pos {
+                if pos != 0 {
+                    pnl += pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
+                    trades += 1;
+                }
+                pos = sig;
+                entry = c;
+            }
+        }
+        prev = d;
+    }
+    (pnl, trades)
+}
+
+fn run_combo(close: &[f64], combo: &Combo, fee_pct: f64) -> (f64, i64) {
+    let [n, half, sqrt, m, half3, third] = combo.map(window);
+    backtest(
+        close,
+        &hma(close, n, half, sqrt),
+        &hma3(close, m, half3, third),
+        fee_pct,
+    )
+}
+
+/// Sweeps every combo, after validating the inputs.
+pub fn sweep(
+    close: &[f64],
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+) -> Result<SweepResult, KernelError> {
+    validate(close, params, fee_pct)?;
+    let (pnl, trades) = params
+        .iter()
+        .map(|combo| run_combo(close, combo, fee_pct))
+        .unzip();
+    Ok(SweepResult { pnl, trades })
+}

@@ -1,0 +1,77 @@
+//! Parallel over combos: the SIMD + preallocated single-thread pipeline on a local rayon pool,
+//! one [`Scratch`] per worker thread, combos handed out dynamically in descending cost order.
+//!
+//! Cost grows along the grid (it is proportional to the sum of a combo's windows), so a static
+//! split would leave one thread with the long windows; largest-first dynamic handout balances it.
+
+use crate::Threads;
+use crate::prealloc::{Scratch, run_combo_with};
+use crate::simd::WmaKernel;
+use ::rayon::ThreadPoolBuilder;
+use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Worker count for a [`Threads`] request: `Auto` is every core the OS reports, `Fixed(0)` is 1.
+pub fn thread_count(threads: Threads) -> usize {
+    match threads {
+        Threads::Auto => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Threads::Fixed(n) => n.max(1),
+    }
+}
+
+/// Relative cost of a combo: the WMA work is proportional to the sum of its windows (each capped
+/// at the series length, past which a pass is all NaN and nearly free), plus a per-bar constant.
+pub fn combo_cost(combo: &Combo, n_bars: usize) -> usize {
+    combo
+        .iter()
+        .map(|&w| window(w).min(n_bars))
+        .fold(4, usize::saturating_add)
+        .saturating_add(window(combo[3]).min(n_bars))
+}
+
+/// Sweeps on `threads` workers, after validating the inputs.
+///
+/// If the OS refuses to start the pool, the sweep runs on the calling thread instead: same
+/// results, only slower.
+pub fn sweep(
+    close: &[f64],
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+) -> Result<SweepResult, KernelError> {
+    validate(close, params, fee_pct)?;
+    let kernel = WmaKernel::best();
+    let workers = thread_count(threads).min(params.len().max(1));
+    let Ok(pool) = ThreadPoolBuilder::new().num_threads(workers).build() else {
+        return crate::simd::sweep_with(kernel, close, params, fee_pct);
+    };
+
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(combo_cost(&params[k], close.len())));
+    let next = AtomicUsize::new(0);
+    let wma = move |x: &[f64], w: usize, o: &mut [f64], r: std::ops::Range<usize>| {
+        kernel.wma_range(x, w, o, r)
+    };
+
+    // Each worker owns one scratch for the whole sweep and pulls the next most expensive combo
+    // when it is free (dynamic scheduling).
+    let per_worker: Vec<Vec<(usize, f64, i64)>> = pool.broadcast(|_| {
+        let mut scratch = Scratch::new(close.len());
+        let mut done = Vec::new();
+        loop {
+            let slot = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&k) = order.get(slot) else { break };
+            let (pnl, trades) =
+                run_combo_with(close, &params[k], fee_pct, scratch.as_mut_slice(), wma);
+            done.push((k, pnl, trades));
+        }
+        done
+    });
+
+    let mut result = SweepResult::zeroed(params.len());
+    for (k, pnl, trades) in per_worker.into_iter().flatten() {
+        result.pnl[k] = pnl;
+        result.trades[k] = trades;
+    }
+    Ok(result)
+}
