@@ -1,0 +1,51 @@
+# rust x86-64 baseline — hullsweep_profiling::kernels::wma_unroll4
+# innermost loop 1: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
+    movsd  (%rdx,%r11,8),%xmm7
+    mulsd  %xmm6,%xmm7
+    addsd  %xmm5,%xmm7
+    movapd %xmm6,%xmm5
+    unpcklpd %xmm6,%xmm5
+    addpd  %xmm2,%xmm5
+    movupd 0x8(%rdx,%r11,8),%xmm8
+    mulpd  %xmm5,%xmm8
+    addsd  %xmm8,%xmm7
+    unpckhpd %xmm8,%xmm8
+    addsd  %xmm7,%xmm8
+    movapd %xmm6,%xmm5
+    addsd  %xmm3,%xmm5
+    mulsd  0x18(%rdx,%r11,8),%xmm5
+    addsd  %xmm8,%xmm5
+    addsd  %xmm4,%xmm6
+    add    $0x4,%r11
+    cmp    %r11,%r8
+    jne    88610
+# innermost loop 2: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
+    movsd  (%rdi,%rdx,8),%xmm7
+    mulsd  %xmm5,%xmm7
+    addsd  %xmm6,%xmm7
+    movapd %xmm5,%xmm6
+    unpcklpd %xmm5,%xmm6
+    addpd  %xmm2,%xmm6
+    movupd 0x8(%rdi,%rdx,8),%xmm8
+    mulpd  %xmm6,%xmm8
+    addsd  %xmm8,%xmm7
+    unpckhpd %xmm8,%xmm8
+    addsd  %xmm7,%xmm8
+    movapd %xmm5,%xmm6
+    addsd  %xmm3,%xmm6
+    mulsd  0x18(%rdi,%rdx,8),%xmm6
+    addsd  %xmm8,%xmm6
+    addsd  %xmm4,%xmm5
+    add    $0x4,%rdx
+    cmp    %rdx,%r8
+    jne    886c0
+# innermost loop 3: 9 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    divsd  %xmm0,%xmm3
+    movsd  %xmm3,(%rax,%rcx,8)
+    inc    %rcx
+    cmp    %rcx,%rsi
+    je     88577
+    movsd  (%rdi,%rcx,8),%xmm3
+    addsd  %xmm1,%xmm3
+    cmp    $0x1,%r9d
+    je     88750

@@ -1,0 +1,53 @@
+# rust x86-64 baseline — hullsweep_variants::simd::wma_scalar
+# innermost loop 1: 23 instructions, 4 multiplies, 5.75 instructions/element, bounds-check branch in loop: YES
+    lea    0x8(%r9),%r14
+    cmp    $0xfffffffffffffff7,%r9
+    ja     8fcdb
+    cmp    %r11,%r14
+    ja     8fcdb
+    movupd -0x30(%r15,%r9,8),%xmm8
+    movupd -0x20(%r15,%r9,8),%xmm9
+    movupd -0x10(%r15,%r9,8),%xmm10
+    movupd (%r15,%r9,8),%xmm11
+    inc    %r9
+    movapd %xmm7,%xmm12
+    unpcklpd %xmm7,%xmm12
+    mulpd  %xmm12,%xmm8
+    addpd  %xmm8,%xmm4
+    mulpd  %xmm12,%xmm9
+    addpd  %xmm9,%xmm6
+    mulpd  %xmm12,%xmm10
+    addpd  %xmm10,%xmm5
+    mulpd  %xmm12,%xmm11
+    addpd  %xmm11,%xmm3
+    addsd  %xmm2,%xmm7
+    cmp    %r9,%rdx
+    jne    8fa50
+# innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    add    $0x8,%rbx
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    inc    %r14
+    jne    8fc50
+# innermost loop 3: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    addsd  %xmm3,%xmm4
+    addsd  %xmm1,%xmm2
+    movsd  0x8(%rbx),%xmm3
+    mulsd  %xmm2,%xmm3
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    movsd  0x10(%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    addsd  %xmm3,%xmm4
+    addsd  %xmm1,%xmm2
+    movsd  0x18(%rbx),%xmm3
+    mulsd  %xmm2,%xmm3
+    add    $0x20,%rbx
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    cmp    %r11,%rbx
+    jne    8fc80
