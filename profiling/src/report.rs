@@ -714,6 +714,22 @@ fn render(
                 "no AVX-512 vectors in the hot loop (scalar `vmulsd`/`vaddsd`, AVX encoding only)"
             }
         );
+        // Outside the hot loop (the NaN fill, the copy loops) numba may still use AVX-512.
+        if let Ok(full) = std::fs::read_to_string(set.full_dir.join("numba/numba-wma.s")) {
+            let _ = writeln!(
+                s,
+                "- numba's whole `wma` function mentions zmm registers {} times, ymm {} times: {}.",
+                full.matches("%zmm").count(),
+                full.matches("%ymm").count(),
+                if full.contains("%zmm") && zmm == 0 {
+                    "AVX-512 is used, but only outside the summation loop (fills and copies)"
+                } else if full.contains("%zmm") {
+                    "AVX-512 is used, the summation loop included"
+                } else {
+                    "no AVX-512 anywhere in it"
+                }
+            );
+        }
     }
     let _ = writeln!(
         s,
