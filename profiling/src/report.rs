@@ -1295,10 +1295,16 @@ fn summary(
         let _ = writeln!(
             s,
             "- **Ladder (reduced sweep, numba in the same rounds)**, shares of the gap by CPU time: {}; \
-             unexplained {:.0}% (wall {:.0}%).",
+             unexplained {:.0}% (wall {:.0}%). The last Rust step runs at {:.3}x numba's CPU time ({}).",
             parts.join(", "),
             100.0 * (ladder.cpu_median(last - 1) - ladder.cpu_median(last)) / ct,
-            100.0 * (ladder.median(last - 1) - ladder.median(last)) / wt
+            100.0 * (ladder.median(last - 1) - ladder.median(last)) / wt,
+            ladder.cpu_median(last - 1) / ladder.cpu_median(last),
+            if ladder.cpu_median(last - 1) < ladder.cpu_median(last) {
+                "faster than numba: the listed changes more than close the gap"
+            } else {
+                "still slower than numba: the rest is unexplained"
+            }
         );
     }
     let rl =
