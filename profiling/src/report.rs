@@ -985,6 +985,29 @@ fn render(
                     ir.map(fmt2).unwrap_or_else(|| "—".into())
                 );
             }
+            // Arms and kernels line up one to one for these keys: flag toggles that leave the
+            // instruction count alone yet move the time, which points at code placement, not the toggle.
+            if ks.len() == o.labels.len() && ks.len() > 1 {
+                let ir = |k: &str| counts.and_then(|c| ir_per_element(c, &format!("kernel {k}")));
+                for i in 1..ks.len() {
+                    if let (Some(a), Some(b)) = (ir(ks[0]), ir(ks[i])) {
+                        let r = o.cpu_median(i) / o.cpu_median(0);
+                        if (b / a - 1.0).abs() < 0.01 && (r - 1.0).abs() > 0.05 {
+                            let _ = writeln!(
+                                s,
+                                "- note: `wma_{}` executes the same instructions per element as `wma_{}` ({} vs {} \
+                                 Ir/element) yet runs at {:.3}x its CPU time: that difference is code placement \
+                                 (loop alignment, front-end caching), not the toggle itself.",
+                                ks[i],
+                                ks[0],
+                                fmt2(b),
+                                fmt2(a),
+                                r
+                            );
+                        }
+                    }
+                }
+            }
             if matches!(*key, "alloc" | "nanfill") {
                 for p in ["reuse", "head"] {
                     let ir = counts
