@@ -13,18 +13,18 @@
     cmova  %r11,%r15
     cmp    %rsi,%r11
     cmova  %r11,%r12
-    jae    89cdf
+    jae    8b01f
     cmp    %rcx,%r10
-    jae    89d08
+    jae    8b048
     cmp    %r9,%r10
-    jae    89cf2
+    jae    8b032
     vmovsd (%rdx,%r10,8),%xmm6
     lea    0x1(%r10),%r11
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     89cb0
+    jp     8aff0
     vucomisd %xmm7,%xmm7
-    jp     89be0
+    jp     8af20
 # innermost loop 2: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
     mov    %rcx,%r14
@@ -38,32 +38,32 @@
     cmova  %r11,%r15
     cmp    %rsi,%r11
     cmova  %r11,%r12
-    jae    89cdf
+    jae    8b01f
     cmp    %rcx,%r10
-    jae    89d08
+    jae    8b048
     cmp    %r9,%r10
-    jae    89cf2
+    jae    8b032
     vmovsd (%rdx,%r10,8),%xmm6
     lea    0x1(%r10),%r11
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     89cb0
+    jp     8aff0
     vucomisd %xmm7,%xmm7
-    jp     89be0
+    jp     8af20
     vucomisd %xmm7,%xmm2
-    jb     89c51
+    jb     8af91
     vucomisd %xmm2,%xmm6
     mov    $0x1,%r12d
-    ja     89c68
+    ja     8afa8
     vucomisd %xmm2,%xmm7
-    jb     89be0
+    jb     8af20
     vucomisd %xmm6,%xmm2
     mov    $0xffffffffffffffff,%r12
-    jbe    89be0
+    jbe    8af20
     cmp    %rbx,%r12
-    je     89be0
+    je     8af20
     test   %rbx,%rbx
-    je     89ca5
+    je     8afe5
     vmovsd (%rdi,%r10,8),%xmm8
     vcvtsi2sd %rbx,%xmm15,%xmm7
     inc    %rax
@@ -74,16 +74,16 @@
     vsubsd %xmm0,%xmm5,%xmm5
     vaddsd %xmm5,%xmm1,%xmm1
     vmovapd %xmm8,%xmm5
-    jmp    89be3
+    jmp    8af23
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %r11,%r12
-    je     89cdf
+    je     8b01f
     cmp    %r11,%r14
-    je     89d05
+    je     8b045
     cmp    %r11,%r15
-    je     89cef
+    je     8b02f
     vmovsd (%rdx,%r11,8),%xmm6
     vsubsd (%r8,%r11,8),%xmm6,%xmm6
     inc    %r11
     vucomisd %xmm6,%xmm6
-    jp     89cb0
+    jp     8aff0

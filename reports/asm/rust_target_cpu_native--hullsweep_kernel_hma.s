@@ -18,16 +18,16 @@
     vmovupd %zmm3,0xc0(%r12,%r8,8)
     add    $0x20,%r8
     cmp    %r8,%rcx
-    jne    ab4d0
+    jne    ac810
 # innermost loop 2: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
-    je     ab632
+    je     ac972
     cmp    %rcx,%r10
-    je     ab628
+    je     ac968
     vmovsd (%r9,%rcx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd (%rsi,%rcx,8),%xmm0,%xmm0
     vmovsd %xmm0,(%r8,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbp
-    jne    ab580
+    jne    ac8c0

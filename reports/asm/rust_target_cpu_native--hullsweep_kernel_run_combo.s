@@ -12,32 +12,32 @@
     cmova  %r9,%r13
     cmp    %rbx,%r9
     cmova  %r9,%rbp
-    jae    ac2cd
+    jae    ad60d
     cmp    %rsi,%rax
-    jae    ac32e
+    jae    ad66e
     cmp    %rcx,%rax
-    jae    ac323
+    jae    ad663
     vmovsd (%r15,%rax,8),%xmm4
     lea    0x1(%rax),%r9
     vsubsd (%rdi,%rax,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     ac290
+    jp     ad5d0
     vucomisd %xmm5,%xmm5
-    jp     ac1c0
+    jp     ad500
     vucomisd %xmm5,%xmm8
-    jb     ac230
+    jb     ad570
     vucomisd %xmm8,%xmm4
     mov    $0x1,%ebp
-    ja     ac248
+    ja     ad588
     vucomisd %xmm8,%xmm5
-    jb     ac1c0
+    jb     ad500
     vucomisd %xmm4,%xmm8
     mov    $0xffffffffffffffff,%rbp
-    jbe    ac1c0
+    jbe    ad500
     cmp    %r10,%rbp
-    je     ac1c0
+    je     ad500
     test   %r10,%r10
-    je     ac285
+    je     ad5c5
     vmovsd (%r14,%rax,8),%xmm6
     vcvtsi2sd %r10,%xmm15,%xmm5
     inc    %r12
@@ -48,4 +48,4 @@
     vsubsd %xmm7,%xmm3,%xmm3
     vaddsd %xmm3,%xmm0,%xmm0
     vmovapd %xmm6,%xmm3
-    jmp    ac1c3
+    jmp    ad503

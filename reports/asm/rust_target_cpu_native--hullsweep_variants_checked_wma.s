@@ -51,7 +51,7 @@
     vmulsd 0x38(%r11),%xmm2,%xmm2
     lea    0x40(%r11),%r11
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    93950
+    jne    94c90
 # innermost loop 2: 8 instructions, 1 multiplies, 8.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %r10,%xmm15,%xmm2
     vmulsd (%r11),%xmm2,%xmm2
@@ -60,4 +60,4 @@
     adc    $0x0,%r10
     dec    %rsi
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    93a40
+    jne    94d80

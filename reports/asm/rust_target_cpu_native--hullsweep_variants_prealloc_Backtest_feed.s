@@ -2,28 +2,28 @@
 # innermost loop 1: 194 instructions, 12 multiplies, 16.17 instructions/element, bounds-check branch in loop: no
     vextractf128 $0x1,%ymm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9fb92
+    jp     a0ed2
     vucomisd %xmm8,%xmm8
-    jp     9f8b2
+    jp     a0bf2
     vmovsd 0x10(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9f899
+    jb     a0bd9
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     9f8ad
+    ja     a0bed
     vucomisd %xmm5,%xmm8
-    jb     9f8b2
+    jb     a0bf2
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9f8b2
+    jbe    a0bf2
     cmp    %r11,%r12
-    jne    9f8c0
+    jne    a0c00
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9f8e5
+    jmp    a0c25
     nopl   0x0(%rax,%rax,1)
     test   %r11,%r11
-    je     9f8e5
+    je     a0c25
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -35,26 +35,26 @@
     vextractf128 $0x1,%ymm9,%xmm2
     vshufpd $0x1,%xmm2,%xmm2,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbe8
+    jp     a0f28
     vmovsd 0x18(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9f915
+    jb     a0c55
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9f929
+    ja     a0c69
     vucomisd %xmm5,%xmm11
-    jb     9f92e
+    jb     a0c6e
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9f92e
+    jbe    a0c6e
     cmp    %r12,%r11
-    jne    9f940
+    jne    a0c80
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9f967
+    jmp    a0ca7
     nopw   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9f967
+    je     a0ca7
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -65,28 +65,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9fbb2
+    jp     a0ef2
     vucomisd %xmm8,%xmm8
-    jp     9f9b3
+    jp     a0cf3
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9f99a
+    jb     a0cda
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     9f9ae
+    ja     a0cee
     vucomisd %xmm5,%xmm8
-    jb     9f9b3
+    jb     a0cf3
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9f9b3
+    jbe    a0cf3
     cmp    %r11,%r12
-    jne    9f9c0
+    jne    a0d00
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9f9e5
+    jmp    a0d25
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9f9e5
+    je     a0d25
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -97,26 +97,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbf1
+    jp     a0f31
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9fa10
+    jb     a0d50
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9fa24
+    ja     a0d64
     vucomisd %xmm5,%xmm11
-    jb     9fa29
+    jb     a0d69
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9fa29
+    jbe    a0d69
     cmp    %r12,%r11
-    jne    9fa40
+    jne    a0d80
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9fa67
+    jmp    a0da7
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9fa67
+    je     a0da7
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -127,28 +127,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9fbcc
+    jp     a0f0c
     vucomisd %xmm8,%xmm8
-    jp     9fab3
+    jp     a0df3
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9fa9a
+    jb     a0dda
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     9faae
+    ja     a0dee
     vucomisd %xmm5,%xmm8
-    jb     9fab3
+    jb     a0df3
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9fab3
+    jbe    a0df3
     cmp    %r11,%r12
-    jne    9fac0
+    jne    a0e00
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9fae5
+    jmp    a0e25
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9fae5
+    je     a0e25
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -159,26 +159,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbfa
+    jp     a0f3a
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9fb10
+    jb     a0e50
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9fb24
+    ja     a0e64
     vucomisd %xmm5,%xmm10
-    jb     9fb29
+    jb     a0e69
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9fb29
+    jbe    a0e69
     cmp    %r12,%r11
-    jne    9fb40
+    jne    a0e80
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9fb67
+    jmp    a0ea7
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9fb67
+    je     a0ea7
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -189,36 +189,36 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     9f6f1
-    jmp    9fc08
+    jb     a0a31
+    jmp    a0f48
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f867
+    jnp    a0ba7
 # innermost loop 2: 137 instructions, 8 multiplies, 17.12 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9fbb2
+    jp     a0ef2
     vucomisd %xmm8,%xmm8
-    jp     9f9b3
+    jp     a0cf3
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9f99a
+    jb     a0cda
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     9f9ae
+    ja     a0cee
     vucomisd %xmm5,%xmm8
-    jb     9f9b3
+    jb     a0cf3
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9f9b3
+    jbe    a0cf3
     cmp    %r11,%r12
-    jne    9f9c0
+    jne    a0d00
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9f9e5
+    jmp    a0d25
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9f9e5
+    je     a0d25
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -229,26 +229,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbf1
+    jp     a0f31
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9fa10
+    jb     a0d50
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9fa24
+    ja     a0d64
     vucomisd %xmm5,%xmm11
-    jb     9fa29
+    jb     a0d69
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9fa29
+    jbe    a0d69
     cmp    %r12,%r11
-    jne    9fa40
+    jne    a0d80
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9fa67
+    jmp    a0da7
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9fa67
+    je     a0da7
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -259,28 +259,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9fbcc
+    jp     a0f0c
     vucomisd %xmm8,%xmm8
-    jp     9fab3
+    jp     a0df3
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9fa9a
+    jb     a0dda
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     9faae
+    ja     a0dee
     vucomisd %xmm5,%xmm8
-    jb     9fab3
+    jb     a0df3
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9fab3
+    jbe    a0df3
     cmp    %r11,%r12
-    jne    9fac0
+    jne    a0e00
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9fae5
+    jmp    a0e25
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9fae5
+    je     a0e25
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -291,26 +291,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbfa
+    jp     a0f3a
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9fb10
+    jb     a0e50
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9fb24
+    ja     a0e64
     vucomisd %xmm5,%xmm10
-    jb     9fb29
+    jb     a0e69
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9fb29
+    jbe    a0e69
     cmp    %r12,%r11
-    jne    9fb40
+    jne    a0e80
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9fb67
+    jmp    a0ea7
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9fb67
+    je     a0ea7
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -321,42 +321,42 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     9f6f1
-    jmp    9fc08
+    jb     a0a31
+    jmp    a0f48
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f867
+    jnp    a0ba7
     vmovapd %xmm4,%xmm8
-    jmp    9f867
+    jmp    a0ba7
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f967
+    jnp    a0ca7
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9fbcc
+    jp     a0f0c
     vucomisd %xmm8,%xmm8
-    jp     9fab3
+    jp     a0df3
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9fa9a
+    jb     a0dda
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     9faae
+    ja     a0dee
     vucomisd %xmm5,%xmm8
-    jb     9fab3
+    jb     a0df3
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    9fab3
+    jbe    a0df3
     cmp    %r11,%r12
-    jne    9fac0
+    jne    a0e00
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9fae5
+    jmp    a0e25
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9fae5
+    je     a0e25
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -367,26 +367,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9fbfa
+    jp     a0f3a
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9fb10
+    jb     a0e50
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     9fb24
+    ja     a0e64
     vucomisd %xmm5,%xmm10
-    jb     9fb29
+    jb     a0e69
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    9fb29
+    jbe    a0e69
     cmp    %r12,%r11
-    jne    9fb40
+    jne    a0e80
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9fb67
+    jmp    a0ea7
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9fb67
+    je     a0ea7
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -397,283 +397,283 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     9f6f1
-    jmp    9fc08
+    jb     a0a31
+    jmp    a0f48
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f867
+    jnp    a0ba7
     vmovapd %xmm4,%xmm8
-    jmp    9f867
+    jmp    a0ba7
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f967
+    jnp    a0ca7
     vmovapd %xmm4,%xmm8
-    jmp    9f967
+    jmp    a0ca7
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9fa67
+    jnp    a0da7
 # innermost loop 4: 23 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     9f6f1
-    jmp    9fc08
+    jb     a0a31
+    jmp    a0f48
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f867
+    jnp    a0ba7
     vmovapd %xmm4,%xmm8
-    jmp    9f867
+    jmp    a0ba7
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9f967
+    jnp    a0ca7
     vmovapd %xmm4,%xmm8
-    jmp    9f967
+    jmp    a0ca7
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9fa67
+    jnp    a0da7
     vmovapd %xmm4,%xmm8
-    jmp    9fa67
+    jmp    a0da7
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9fb67
+    jnp    a0ea7
 # innermost loop 5: 110 instructions, 6 multiplies, 18.33 instructions/element, bounds-check branch in loop: no
     vmovsd 0x18(%rcx,%r8,8),%xmm4
     vsubsd 0x18(%r9,%r10,8),%xmm4,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0005
+    jp     a1345
     vucomisd %xmm3,%xmm3
-    jp     9febd
+    jp     a11fd
     vmovsd 0x18(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm3,%xmm5
-    jb     9fe6c
+    jb     a11ac
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r14d
-    ja     9fe84
+    ja     a11c4
     vucomisd %xmm5,%xmm3
-    jb     9febd
+    jb     a11fd
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm8,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    9febd
+    jbe    a11fd
     cmp    %r11,%r14
-    je     9febd
+    je     a11fd
     test   %r11,%r11
-    je     9feb6
+    je     a11f6
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x9448a(%rip),%xmm2,%xmm2
+    vaddsd -0x957aa(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x9433e(%rip),%xmm2,%xmm2
+    vmulsd -0x95646(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     9fd72
+    je     a10b2
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     a001b
+    jp     a135b
     vucomisd %xmm8,%xmm8
-    jp     9ff4e
+    jp     a128e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     9ff02
+    jb     a1242
     vucomisd %xmm5,%xmm3
     mov    $0x1,%r14d
-    ja     9ff15
+    ja     a1255
     vucomisd %xmm5,%xmm8
-    jb     9ff4e
+    jb     a128e
     vucomisd %xmm3,%xmm5
     mov    $0xffffffffffffffff,%r14
-    jbe    9ff4e
+    jbe    a128e
     cmp    %r11,%r14
-    je     9ff4e
+    je     a128e
     test   %r11,%r11
-    je     9ff47
+    je     a1287
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm5
     inc    %rax
-    vaddsd -0x9451b(%rip),%xmm2,%xmm2
+    vaddsd -0x9583b(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x943cf(%rip),%xmm2,%xmm2
+    vmulsd -0x956d7(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     9fccb
+    je     a100b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a0031
+    jp     a1371
     vucomisd %xmm3,%xmm3
-    jp     9ffe1
+    jp     a1321
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ff91
+    jb     a12d1
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     9ffa8
+    ja     a12e8
     vucomisd %xmm6,%xmm3
-    jb     9ffe1
+    jb     a1321
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    9ffe1
+    jbe    a1321
     cmp    %r11,%r14
-    je     9ffe1
+    je     a1321
     test   %r11,%r11
-    je     9ffda
+    je     a131a
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x945ae(%rip),%xmm2,%xmm2
+    vaddsd -0x958ce(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x94462(%rip),%xmm2,%xmm2
+    vmulsd -0x9576a(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a003e
+    jne    a137e
     vmovapd %xmm4,%xmm8
-    jmp    9fd72
-    vmovsd -0x9441f(%rip),%xmm3
+    jmp    a10b2
+    vmovsd -0x95727(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9fccb
-    jmp    9fe31
+    je     a100b
+    jmp    a1171
 # innermost loop 6: 78 instructions, 4 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     a001b
+    jp     a135b
     vucomisd %xmm8,%xmm8
-    jp     9ff4e
+    jp     a128e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     9ff02
+    jb     a1242
     vucomisd %xmm5,%xmm3
     mov    $0x1,%r14d
-    ja     9ff15
+    ja     a1255
     vucomisd %xmm5,%xmm8
-    jb     9ff4e
+    jb     a128e
     vucomisd %xmm3,%xmm5
     mov    $0xffffffffffffffff,%r14
-    jbe    9ff4e
+    jbe    a128e
     cmp    %r11,%r14
-    je     9ff4e
+    je     a128e
     test   %r11,%r11
-    je     9ff47
+    je     a1287
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm5
     inc    %rax
-    vaddsd -0x9451b(%rip),%xmm2,%xmm2
+    vaddsd -0x9583b(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x943cf(%rip),%xmm2,%xmm2
+    vmulsd -0x956d7(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     9fccb
+    je     a100b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a0031
+    jp     a1371
     vucomisd %xmm3,%xmm3
-    jp     9ffe1
+    jp     a1321
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ff91
+    jb     a12d1
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     9ffa8
+    ja     a12e8
     vucomisd %xmm6,%xmm3
-    jb     9ffe1
+    jb     a1321
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    9ffe1
+    jbe    a1321
     cmp    %r11,%r14
-    je     9ffe1
+    je     a1321
     test   %r11,%r11
-    je     9ffda
+    je     a131a
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x945ae(%rip),%xmm2,%xmm2
+    vaddsd -0x958ce(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x94462(%rip),%xmm2,%xmm2
+    vmulsd -0x9576a(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a003e
+    jne    a137e
     vmovapd %xmm4,%xmm8
-    jmp    9fd72
-    vmovsd -0x9441f(%rip),%xmm3
+    jmp    a10b2
+    vmovsd -0x95727(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9fccb
-    jmp    9fe31
-    vmovsd -0x94435(%rip),%xmm8
+    je     a100b
+    jmp    a1171
+    vmovsd -0x9573d(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    9fec6
+    jne    a1206
 # innermost loop 7: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a0031
+    jp     a1371
     vucomisd %xmm3,%xmm3
-    jp     9ffe1
+    jp     a1321
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ff91
+    jb     a12d1
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     9ffa8
+    ja     a12e8
     vucomisd %xmm6,%xmm3
-    jb     9ffe1
+    jb     a1321
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    9ffe1
+    jbe    a1321
     cmp    %r11,%r14
-    je     9ffe1
+    je     a1321
     test   %r11,%r11
-    je     9ffda
+    je     a131a
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x945ae(%rip),%xmm2,%xmm2
+    vaddsd -0x958ce(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x94462(%rip),%xmm2,%xmm2
+    vmulsd -0x9576a(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a003e
+    jne    a137e
     vmovapd %xmm4,%xmm8
-    jmp    9fd72
-    vmovsd -0x9441f(%rip),%xmm3
+    jmp    a10b2
+    vmovsd -0x95727(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9fccb
-    jmp    9fe31
-    vmovsd -0x94435(%rip),%xmm8
+    je     a100b
+    jmp    a1171
+    vmovsd -0x9573d(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    9fec6
-    jmp    9fd72
-    vmovsd -0x9444b(%rip),%xmm3
+    jne    a1206
+    jmp    a10b2
+    vmovsd -0x95753(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     9fccb
-    jmp    9ff57
+    je     a100b
+    jmp    a1297

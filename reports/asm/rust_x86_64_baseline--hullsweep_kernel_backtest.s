@@ -5,49 +5,49 @@
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    85cdb
+    jae    871db
     cmp    %rcx,%r10
-    jae    85ce7
+    jae    871e7
     cmp    %r9,%r10
-    jae    85d01
+    jae    87201
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     85cac
+    jp     871ac
     ucomisd %xmm7,%xmm7
-    jp     85bf0
+    jp     870f0
 # innermost loop 2: 43 instructions, 2 multiplies, 21.50 instructions/element, bounds-check branch in loop: YES
     mov    %r14,%rbx
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    85cdb
+    jae    871db
     cmp    %rcx,%r10
-    jae    85ce7
+    jae    871e7
     cmp    %r9,%r10
-    jae    85d01
+    jae    87201
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     85cac
+    jp     871ac
     ucomisd %xmm7,%xmm7
-    jp     85bf0
+    jp     870f0
     ucomisd %xmm7,%xmm2
-    jb     85c46
+    jb     87146
     mov    $0x1,%r14d
     ucomisd %xmm2,%xmm6
-    ja     85c59
+    ja     87159
     ucomisd %xmm2,%xmm7
-    jb     85bf0
+    jb     870f0
     mov    $0xffffffffffffffff,%r14
     ucomisd %xmm6,%xmm2
-    jbe    85bf0
+    jbe    870f0
     cmp    %rbx,%r14
-    je     85bf0
+    je     870f0
     test   %rbx,%rbx
-    je     85ca1
+    je     871a1
     xorps  %xmm7,%xmm7
     cvtsi2sd %rbx,%xmm7
     movsd  (%rdi,%r10,8),%xmm8
@@ -60,16 +60,16 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     movapd %xmm8,%xmm5
-    jmp    85bf3
+    jmp    870f3
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rsi,%r11
-    jae    85cdb
+    jae    871db
     cmp    %r11,%rcx
-    je     85ce7
+    je     871e7
     cmp    %r11,%r9
-    je     85d01
+    je     87201
     movsd  (%rdx,%r11,8),%xmm6
     subsd  (%r8,%r11,8),%xmm6
     inc    %r11
     ucomisd %xmm6,%xmm6
-    jp     85cac
+    jp     871ac

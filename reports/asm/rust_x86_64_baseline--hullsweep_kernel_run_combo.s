@@ -4,32 +4,32 @@
     movapd %xmm4,%xmm5
     mov    %r9,%rax
     cmp    %rbx,%r9
-    jae    a851a
+    jae    a9a1a
     cmp    %rsi,%rax
-    jae    a8572
+    jae    a9a72
     cmp    %rcx,%rax
-    jae    a8577
+    jae    a9a77
     lea    0x1(%rax),%r9
     movsd  (%r15,%rax,8),%xmm4
     subsd  (%rdi,%rax,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     a84d8
+    jp     a99d8
     ucomisd %xmm5,%xmm5
-    jp     a8420
+    jp     a9920
     ucomisd %xmm5,%xmm9
-    jb     a8477
+    jb     a9977
     mov    $0x1,%r11d
     ucomisd %xmm9,%xmm4
-    ja     a848c
+    ja     a998c
     ucomisd %xmm9,%xmm5
-    jb     a8420
+    jb     a9920
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm9
-    jbe    a8420
+    jbe    a9920
     cmp    %r10,%r11
-    je     a8420
+    je     a9920
     test   %r10,%r10
-    je     a84cd
+    je     a99cd
     xorps  %xmm5,%xmm5
     cvtsi2sd %r10,%xmm5
     movsd  (%r14,%rax,8),%xmm6
@@ -42,4 +42,4 @@
     addsd  %xmm7,%xmm0
     inc    %r12
     movapd %xmm6,%xmm3
-    jmp    a8423
+    jmp    a9923

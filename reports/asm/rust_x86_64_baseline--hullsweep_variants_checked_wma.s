@@ -9,13 +9,13 @@
     inc    %rsi
     add    $0x8,%r8
     cmp    %r12,%rsi
-    je     8e13a
+    je     8f63a
     lea    0x0(,%rsi,8),%r10
     add    %r13,%r10
     xorpd  %xmm1,%xmm1
     mov    $0x1,%r9d
     test   %rdi,%rdi
-    je     8e090
+    je     8f590
 # innermost loop 2: 18 instructions, 2 multiplies, 9.00 instructions/element, bounds-check branch in loop: no
     xor    %r14d,%r14d
     cmp    %r15,%r9
@@ -34,4 +34,4 @@
     addsd  %xmm2,%xmm1
     add    $0xfffffffffffffff0,%r11
     add    $0xfffffffffffffffe,%rcx
-    jne    8e0e0
+    jne    8f5e0

@@ -3,28 +3,28 @@
     ucomisd %xmm11,%xmm11
     movapd %xmm11,%xmm12
     unpckhpd %xmm11,%xmm12
-    jp     9345c
+    jp     9495c
     ucomisd %xmm4,%xmm4
-    jp     93152
+    jp     94652
     movsd  0x10(%rsi,%r15,1),%xmm13
     ucomisd %xmm4,%xmm5
-    jb     93139
+    jb     94639
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm11
-    ja     9314d
+    ja     9464d
     ucomisd %xmm5,%xmm4
-    jb     93152
+    jb     94652
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm11,%xmm5
-    jbe    93152
+    jbe    94652
     cmp    %r11,%r12
-    jne    93160
+    jne    94660
     movapd %xmm2,%xmm13
     mov    %r11,%r12
-    jmp    93193
+    jmp    94693
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     93193
+    je     94693
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm13,%xmm9
@@ -36,26 +36,26 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     ucomisd %xmm12,%xmm12
-    jp     934ab
+    jp     949ab
     movsd  0x18(%rsi,%r15,1),%xmm2
     ucomisd %xmm11,%xmm5
-    jb     931b9
+    jb     946b9
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm12
-    ja     931ce
+    ja     946ce
     ucomisd %xmm5,%xmm11
-    jb     931d3
+    jb     946d3
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm12,%xmm5
-    jbe    931d3
+    jbe    946d3
     cmp    %r12,%r11
-    jne    931e0
+    jne    946e0
     movapd %xmm13,%xmm2
     mov    %r12,%r11
-    jmp    93213
+    jmp    94713
     nopl   (%rax)
     test   %r12,%r12
-    je     93213
+    je     94713
     xorps  %xmm4,%xmm4
     cvtsi2sd %r12,%xmm4
     movapd %xmm2,%xmm9
@@ -69,28 +69,28 @@
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     93475
+    jp     94975
     ucomisd %xmm12,%xmm12
-    jp     93264
+    jp     94764
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     9324a
+    jb     9474a
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     9325f
+    ja     9475f
     ucomisd %xmm5,%xmm12
-    jb     93264
+    jb     94764
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    93264
+    jbe    94764
     cmp    %r11,%r12
-    jne    93270
+    jne    94770
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    932a4
+    jmp    947a4
     nopl   (%rax)
     test   %r11,%r11
-    je     932a4
+    je     947a4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -102,26 +102,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     934b9
+    jp     949b9
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     932ca
+    jb     947ca
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     932df
+    ja     947df
     ucomisd %xmm5,%xmm10
-    jb     932e4
+    jb     947e4
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    932e4
+    jbe    947e4
     cmp    %r12,%r11
-    jne    932f0
+    jne    947f0
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    93324
+    jmp    94824
     nopl   (%rax)
     test   %r12,%r12
-    je     93324
+    je     94824
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -135,28 +135,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9348e
+    jp     9498e
     ucomisd %xmm11,%xmm11
-    jp     93375
+    jp     94875
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9335b
+    jb     9485b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     93370
+    ja     94870
     ucomisd %xmm5,%xmm11
-    jb     93375
+    jb     94875
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    93375
+    jbe    94875
     cmp    %r11,%r12
-    jne    93380
+    jne    94880
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    933b4
+    jmp    948b4
     nop
     test   %r11,%r11
-    je     933b4
+    je     948b4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -168,26 +168,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     934c7
+    jp     949c7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     933d8
+    jb     948d8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     933ec
+    ja     948ec
     ucomisd %xmm5,%xmm8
-    jb     933f1
+    jb     948f1
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    933f1
+    jbe    948f1
     cmp    %r12,%r11
-    jne    93400
+    jne    94900
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    93434
+    jmp    94934
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     93434
+    je     94934
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -200,36 +200,36 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     92eca
-    jmp    934d9
+    jb     943ca
+    jmp    949d9
     ucomisd %xmm4,%xmm4
-    jnp    93104
+    jnp    94604
 # innermost loop 2: 142 instructions, 8 multiplies, 17.75 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     93475
+    jp     94975
     ucomisd %xmm12,%xmm12
-    jp     93264
+    jp     94764
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     9324a
+    jb     9474a
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     9325f
+    ja     9475f
     ucomisd %xmm5,%xmm12
-    jb     93264
+    jb     94764
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    93264
+    jbe    94764
     cmp    %r11,%r12
-    jne    93270
+    jne    94770
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    932a4
+    jmp    947a4
     nopl   (%rax)
     test   %r11,%r11
-    je     932a4
+    je     947a4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -241,26 +241,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     934b9
+    jp     949b9
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     932ca
+    jb     947ca
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     932df
+    ja     947df
     ucomisd %xmm5,%xmm10
-    jb     932e4
+    jb     947e4
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    932e4
+    jbe    947e4
     cmp    %r12,%r11
-    jne    932f0
+    jne    947f0
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    93324
+    jmp    94824
     nopl   (%rax)
     test   %r12,%r12
-    je     93324
+    je     94824
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -274,28 +274,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9348e
+    jp     9498e
     ucomisd %xmm11,%xmm11
-    jp     93375
+    jp     94875
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9335b
+    jb     9485b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     93370
+    ja     94870
     ucomisd %xmm5,%xmm11
-    jb     93375
+    jb     94875
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    93375
+    jbe    94875
     cmp    %r11,%r12
-    jne    93380
+    jne    94880
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    933b4
+    jmp    948b4
     nop
     test   %r11,%r11
-    je     933b4
+    je     948b4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -307,26 +307,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     934c7
+    jp     949c7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     933d8
+    jb     948d8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     933ec
+    ja     948ec
     ucomisd %xmm5,%xmm8
-    jb     933f1
+    jb     948f1
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    933f1
+    jbe    948f1
     cmp    %r12,%r11
-    jne    93400
+    jne    94900
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    93434
+    jmp    94934
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     93434
+    je     94934
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -339,40 +339,40 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     92eca
-    jmp    934d9
+    jb     943ca
+    jmp    949d9
     ucomisd %xmm4,%xmm4
-    jnp    93104
-    movsd  -0x80caf(%rip),%xmm4
-    jmp    93104
+    jnp    94604
+    movsd  -0x8210f(%rip),%xmm4
+    jmp    94604
     ucomisd %xmm12,%xmm12
-    jnp    93213
+    jnp    94713
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9348e
+    jp     9498e
     ucomisd %xmm11,%xmm11
-    jp     93375
+    jp     94875
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9335b
+    jb     9485b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     93370
+    ja     94870
     ucomisd %xmm5,%xmm11
-    jb     93375
+    jb     94875
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    93375
+    jbe    94875
     cmp    %r11,%r12
-    jne    93380
+    jne    94880
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    933b4
+    jmp    948b4
     nop
     test   %r11,%r11
-    je     933b4
+    je     948b4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -384,26 +384,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     934c7
+    jp     949c7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     933d8
+    jb     948d8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     933ec
+    ja     948ec
     ucomisd %xmm5,%xmm8
-    jb     933f1
+    jb     948f1
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    933f1
+    jbe    948f1
     cmp    %r12,%r11
-    jne    93400
+    jne    94900
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    93434
+    jmp    94934
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     93434
+    je     94934
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -416,288 +416,288 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     92eca
-    jmp    934d9
+    jb     943ca
+    jmp    949d9
     ucomisd %xmm4,%xmm4
-    jnp    93104
-    movsd  -0x80caf(%rip),%xmm4
-    jmp    93104
+    jnp    94604
+    movsd  -0x8210f(%rip),%xmm4
+    jmp    94604
     ucomisd %xmm12,%xmm12
-    jnp    93213
-    movsd  -0x80cc8(%rip),%xmm12
-    jmp    93213
+    jnp    94713
+    movsd  -0x82128(%rip),%xmm12
+    jmp    94713
     ucomisd %xmm11,%xmm11
-    jnp    93324
+    jnp    94824
 # innermost loop 4: 18 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     92eca
-    jmp    934d9
+    jb     943ca
+    jmp    949d9
     ucomisd %xmm4,%xmm4
-    jnp    93104
-    movsd  -0x80caf(%rip),%xmm4
-    jmp    93104
+    jnp    94604
+    movsd  -0x8210f(%rip),%xmm4
+    jmp    94604
     ucomisd %xmm12,%xmm12
-    jnp    93213
-    movsd  -0x80cc8(%rip),%xmm12
-    jmp    93213
+    jnp    94713
+    movsd  -0x82128(%rip),%xmm12
+    jmp    94713
     ucomisd %xmm11,%xmm11
-    jnp    93324
-    movsd  -0x80ce1(%rip),%xmm11
-    jmp    93324
+    jnp    94824
+    movsd  -0x82141(%rip),%xmm11
+    jmp    94824
     ucomisd %xmm4,%xmm4
-    jnp    93434
+    jnp    94934
 # innermost loop 5: 117 instructions, 6 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     movsd  0x18(%rcx,%r8,8),%xmm4
     subsd  0x18(%r9,%r10,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     93904
+    jp     94e04
     ucomisd %xmm3,%xmm3
-    jp     937ac
+    jp     94cac
     movsd  0x18(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm3,%xmm5
-    jb     93755
+    jb     94c55
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm4
-    ja     9376c
+    ja     94c6c
     ucomisd %xmm5,%xmm3
-    jb     937ac
+    jb     94cac
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm4,%xmm3
-    jbe    937ac
+    jbe    94cac
     cmp    %r11,%r14
-    je     937ac
+    je     94cac
     test   %r11,%r11
-    je     937a5
+    je     94ca5
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x81166(%rip),%xmm5
+    addsd  -0x825de(%rip),%xmm5
     mulsd  %xmm3,%xmm5
-    mulsd  -0x81052(%rip),%xmm5
+    mulsd  -0x824b2(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     93655
+    je     94b55
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     9391a
+    jp     94e1a
     ucomisd %xmm4,%xmm4
-    jp     93846
+    jp     94d46
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     937ef
+    jb     94cef
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     93806
+    ja     94d06
     ucomisd %xmm5,%xmm4
-    jb     93846
+    jb     94d46
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    93846
+    jbe    94d46
     cmp    %r11,%r14
-    je     93846
+    je     94d46
     test   %r11,%r11
-    je     9383f
+    je     94d3f
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x81200(%rip),%xmm5
+    addsd  -0x82678(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x810ec(%rip),%xmm5
+    mulsd  -0x8254c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     935a9
+    je     94aa9
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     93930
+    jp     94e30
     ucomisd %xmm3,%xmm3
-    jp     938e0
+    jp     94de0
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     93889
+    jb     94d89
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     938a0
+    ja     94da0
     ucomisd %xmm6,%xmm3
-    jb     938e0
+    jb     94de0
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    938e0
+    jbe    94de0
     cmp    %r11,%r14
-    je     938e0
+    je     94de0
     test   %r11,%r11
-    je     938d9
+    je     94dd9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x8129a(%rip),%xmm4
+    addsd  -0x82712(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x81186(%rip),%xmm4
+    mulsd  -0x825e6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9393d
+    jne    94e3d
     movapd %xmm7,%xmm4
-    jmp    93655
-    movsd  -0x8114e(%rip),%xmm3
+    jmp    94b55
+    movsd  -0x825ae(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     935a9
-    jmp    9371b
+    je     94aa9
+    jmp    94c1b
 # innermost loop 6: 83 instructions, 4 multiplies, 20.75 instructions/element, bounds-check branch in loop: no
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     9391a
+    jp     94e1a
     ucomisd %xmm4,%xmm4
-    jp     93846
+    jp     94d46
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     937ef
+    jb     94cef
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     93806
+    ja     94d06
     ucomisd %xmm5,%xmm4
-    jb     93846
+    jb     94d46
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    93846
+    jbe    94d46
     cmp    %r11,%r14
-    je     93846
+    je     94d46
     test   %r11,%r11
-    je     9383f
+    je     94d3f
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x81200(%rip),%xmm5
+    addsd  -0x82678(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x810ec(%rip),%xmm5
+    mulsd  -0x8254c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     935a9
+    je     94aa9
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     93930
+    jp     94e30
     ucomisd %xmm3,%xmm3
-    jp     938e0
+    jp     94de0
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     93889
+    jb     94d89
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     938a0
+    ja     94da0
     ucomisd %xmm6,%xmm3
-    jb     938e0
+    jb     94de0
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    938e0
+    jbe    94de0
     cmp    %r11,%r14
-    je     938e0
+    je     94de0
     test   %r11,%r11
-    je     938d9
+    je     94dd9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x8129a(%rip),%xmm4
+    addsd  -0x82712(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x81186(%rip),%xmm4
+    mulsd  -0x825e6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9393d
+    jne    94e3d
     movapd %xmm7,%xmm4
-    jmp    93655
-    movsd  -0x8114e(%rip),%xmm3
+    jmp    94b55
+    movsd  -0x825ae(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     935a9
-    jmp    9371b
-    movsd  -0x81164(%rip),%xmm4
+    je     94aa9
+    jmp    94c1b
+    movsd  -0x825c4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    937b5
+    jne    94cb5
 # innermost loop 7: 51 instructions, 2 multiplies, 25.50 instructions/element, bounds-check branch in loop: no
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     93930
+    jp     94e30
     ucomisd %xmm3,%xmm3
-    jp     938e0
+    jp     94de0
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     93889
+    jb     94d89
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     938a0
+    ja     94da0
     ucomisd %xmm6,%xmm3
-    jb     938e0
+    jb     94de0
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    938e0
+    jbe    94de0
     cmp    %r11,%r14
-    je     938e0
+    je     94de0
     test   %r11,%r11
-    je     938d9
+    je     94dd9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x8129a(%rip),%xmm4
+    addsd  -0x82712(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x81186(%rip),%xmm4
+    mulsd  -0x825e6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9393d
+    jne    94e3d
     movapd %xmm7,%xmm4
-    jmp    93655
-    movsd  -0x8114e(%rip),%xmm3
+    jmp    94b55
+    movsd  -0x825ae(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     935a9
-    jmp    9371b
-    movsd  -0x81164(%rip),%xmm4
+    je     94aa9
+    jmp    94c1b
+    movsd  -0x825c4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    937b5
-    jmp    93655
-    movsd  -0x8117a(%rip),%xmm3
+    jne    94cb5
+    jmp    94b55
+    movsd  -0x825da(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     935a9
-    jmp    9384f
+    je     94aa9
+    jmp    94d4f
