@@ -11,7 +11,10 @@ use std::time::Instant;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Contender {
     Numba(Mode),
+    /// A Rust variant run with the lab's thread setting.
     Rust(Variant),
+    /// A Rust variant pinned to this many threads (to show how a parallel variant scales).
+    RustPinned(Variant, usize),
 }
 
 impl Contender {
@@ -20,6 +23,8 @@ impl Contender {
             Contender::Numba(Mode::Single) => "numba (1 thread)".into(),
             Contender::Numba(Mode::Prange) => "numba prange".into(),
             Contender::Rust(v) => v.name().into(),
+            Contender::RustPinned(v, 1) => format!("{} (1 thread)", v.name()),
+            Contender::RustPinned(v, n) => format!("{} ({n} threads)", v.name()),
         }
     }
 }
@@ -136,12 +141,15 @@ fn run_once(
 ) -> anyhow::Result<(f64, SweepResult)> {
     match c {
         Contender::Numba(mode) => worker.time(mode),
-        Contender::Rust(v) => {
-            let start = Instant::now();
-            let r = v.sweep(&cfg.close, &cfg.params, cfg.fee, cfg.threads)?;
-            Ok((start.elapsed().as_secs_f64(), r))
-        }
+        Contender::Rust(v) => time_rust(cfg, v, cfg.threads),
+        Contender::RustPinned(v, n) => time_rust(cfg, v, Threads::Fixed(n)),
     }
+}
+
+fn time_rust(cfg: &LabConfig, v: Variant, threads: Threads) -> anyhow::Result<(f64, SweepResult)> {
+    let start = Instant::now();
+    let r = v.sweep(&cfg.close, &cfg.params, cfg.fee, threads)?;
+    Ok((start.elapsed().as_secs_f64(), r))
 }
 
 impl LabReport {

@@ -14,14 +14,19 @@ pub struct Machine {
 
 impl Machine {
     pub fn detect() -> Machine {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("model name"))
-                    .map(|v| v.trim_start_matches([' ', '\t', ':']).trim().to_string())
-            })
-            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |key: &str| {
+            info.lines()
+                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        // The model name can be masked by a hypervisor; family/model still tell the generation.
+        let cpu = match (field("model name"), field("cpu family"), field("model")) {
+            (Some(name), Some(fam), Some(model)) => format!("{name} (family {fam}, model {model})"),
+            (Some(name), _, _) => name,
+            _ => std::env::consts::ARCH.to_string(),
+        };
         Machine {
             cpu,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

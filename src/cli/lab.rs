@@ -67,7 +67,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Contender::Numba(Mode::Single),
         Contender::Numba(Mode::Prange),
     ];
-    contenders.extend(variants.into_iter().map(Contender::Rust));
+    for v in variants {
+        contenders.push(Contender::Rust(v));
+        // The parallel variant also runs on one thread, so the table shows how it scales.
+        if v == Variant::Rayon && hullsweep::variants::rayon::thread_count(threads) > 1 {
+            contenders.push(Contender::RustPinned(v, 1));
+        }
+    }
     let cfg = LabConfig {
         close,
         params,
