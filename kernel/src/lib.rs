@@ -61,15 +61,17 @@ pub fn validate_close(close: &[f64]) -> Result<(), KernelError> {
     if close.is_empty() {
         return Err(KernelError::EmptySeries);
     }
-    for (index, &value) in close.iter().enumerate() {
-        if value.is_nan() {
-            continue;
-        }
-        if !value.is_finite() || value <= 0.0 {
-            return Err(KernelError::BadPrice { index, value });
-        }
+    // NaN compares false, so it is never bad; -inf is caught by `<= 0.0`. A branch-free pass
+    // first (it vectorises: a service revalidates every request), then the position if any.
+    let is_bad = |v: f64| v <= 0.0 || v == f64::INFINITY;
+    if !close.iter().fold(false, |bad, &v| bad | is_bad(v)) {
+        return Ok(());
     }
-    Ok(())
+    let index = close.iter().position(|&v| is_bad(v)).unwrap_or(0);
+    Err(KernelError::BadPrice {
+        index,
+        value: close[index],
+    })
 }
 
 /// Checks every window of every combo is `>= 1`.
@@ -292,6 +294,21 @@ mod tests {
         );
         assert!(sweep(&[1.0], &[], f64::NAN).is_err());
         assert!(combos_from_flat(&[1, 2, 3]).is_err());
+    }
+
+    #[test]
+    fn validation_reports_the_first_bad_price() {
+        assert_eq!(validate_close(&[1.0, f64::NAN, 2.0]), Ok(()));
+        for bad in [0.0, -0.0, -1.0, f64::INFINITY, f64::NEG_INFINITY] {
+            let e = validate_close(&[1.0, f64::NAN, bad, -5.0]).unwrap_err();
+            assert_eq!(
+                e,
+                KernelError::BadPrice {
+                    index: 2,
+                    value: bad
+                }
+            );
+        }
     }
 
     #[test]

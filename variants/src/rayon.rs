@@ -7,9 +7,10 @@
 use crate::Threads;
 use crate::prealloc::{Scratch, run_combo_with};
 use crate::simd::WmaKernel;
-use ::rayon::ThreadPoolBuilder;
+use ::rayon::{ThreadPool, ThreadPoolBuilder};
 use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Worker count for a [`Threads`] request: `Auto` is every core the OS reports, `Fixed(0)` is 1.
 pub fn thread_count(threads: Threads) -> usize {
@@ -29,6 +30,19 @@ pub fn combo_cost(combo: &Combo, n_bars: usize) -> usize {
         .saturating_add(window(combo[3]).min(n_bars))
 }
 
+/// The pool of `workers` threads, built on first use and kept: starting threads costs tens of
+/// microseconds, which a service answering many small sweeps would otherwise pay on every call.
+fn pool(workers: usize) -> Option<Arc<ThreadPool>> {
+    static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == workers) {
+        return Some(Arc::clone(p));
+    }
+    let p = Arc::new(ThreadPoolBuilder::new().num_threads(workers).build().ok()?);
+    pools.push((workers, Arc::clone(&p)));
+    Some(p)
+}
+
 /// Sweeps on `threads` workers, after validating the inputs.
 ///
 /// If the OS refuses to start the pool, the sweep runs on the calling thread instead: same
@@ -42,7 +56,13 @@ pub fn sweep(
     validate(close, params, fee_pct)?;
     let kernel = WmaKernel::best();
     let workers = thread_count(threads).min(params.len().max(1));
-    let Ok(pool) = ThreadPoolBuilder::new().num_threads(workers).build() else {
+    // A single combo cannot be split; neither can a pool the OS refuses to start.
+    let pool = if params.len() > 1 {
+        pool(workers)
+    } else {
+        None
+    };
+    let Some(pool) = pool else {
         return crate::simd::sweep_with(kernel, close, params, fee_pct);
     };
 
