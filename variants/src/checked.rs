@@ -4,7 +4,9 @@
 use crate::Threads;
 use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
 
-/// WMA with the reference's summation order; `(1..).map(as f64)` yields the same exact weights.
+/// WMA with the reference's summation order and the same exact weights `(k + 1) as f64`, taken
+/// from a slice built once per pass: zipping two slices leaves the optimiser nothing to check or
+/// convert per step, so the loop unrolls (zipping with `1..=w` kept an exhaustion flag per step).
 pub fn wma(x: &[f64], w: usize) -> Vec<f64> {
     assert!(w >= 1, "wma window must be >= 1");
     let mut out = vec![f64::NAN; x.len()];
@@ -12,11 +14,9 @@ pub fn wma(x: &[f64], w: usize) -> Vec<f64> {
         return out;
     }
     let denom = (w * (w + 1) / 2) as f64;
+    let weights: Vec<f64> = (1..=w).map(|k| k as f64).collect();
     for (o, win) in out[w - 1..].iter_mut().zip(x.windows(w)) {
-        let s = win
-            .iter()
-            .zip(1..=w)
-            .fold(0.0, |s, (&v, k)| s + v * k as f64);
+        let s = win.iter().zip(&weights).fold(0.0, |s, (&v, &k)| s + v * k);
         *o = s / denom;
     }
     out
