@@ -67,6 +67,12 @@ def main():
         out.flush()
 
 
+SWEEP_SIGNATURES = {
+    "wma": (numba.types.float64[::1], numba.types.int64),
+    "backtest": (numba.types.float64[::1],) * 3 + (numba.types.float64,),
+}
+
+
 def dump(outdir):
     os.makedirs(outdir, exist_ok=True)
     for name in ("wma", "backtest"):
@@ -75,7 +81,9 @@ def dump(outdir):
         # cache=True), so recompile the same Python function with the same default flags, uncached.
         # wma and backtest call no other jitted function, so this is the code the sweep runs.
         disp = numba.njit(cache=False)(cached.py_func)
-        for sig in cached.signatures:
+        # When the sweep came from the on-disk cache, these dispatchers never compiled in this
+        # process and list no signatures: use the ones the sweep calls them with.
+        for sig in list(cached.signatures) or [SWEEP_SIGNATURES[name]]:
             disp.compile(sig)
             with open(os.path.join(outdir, f"numba-{name}.s"), "w") as f:
                 f.write(disp.inspect_asm(sig))

@@ -13,18 +13,18 @@
     cmova  %r11,%r15
     cmp    %rsi,%r11
     cmova  %r11,%r12
-    jae    8b01f
+    jae    8b26f
     cmp    %rcx,%r10
-    jae    8b048
+    jae    8b298
     cmp    %r9,%r10
-    jae    8b032
+    jae    8b282
     vmovsd (%rdx,%r10,8),%xmm6
     lea    0x1(%r10),%r11
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     8aff0
+    jp     8b240
     vucomisd %xmm7,%xmm7
-    jp     8af20
+    jp     8b170
 # innermost loop 2: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
     mov    %rcx,%r14
@@ -38,32 +38,32 @@
     cmova  %r11,%r15
     cmp    %rsi,%r11
     cmova  %r11,%r12
-    jae    8b01f
+    jae    8b26f
     cmp    %rcx,%r10
-    jae    8b048
+    jae    8b298
     cmp    %r9,%r10
-    jae    8b032
+    jae    8b282
     vmovsd (%rdx,%r10,8),%xmm6
     lea    0x1(%r10),%r11
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     8aff0
+    jp     8b240
     vucomisd %xmm7,%xmm7
-    jp     8af20
+    jp     8b170
     vucomisd %xmm7,%xmm2
-    jb     8af91
+    jb     8b1e1
     vucomisd %xmm2,%xmm6
     mov    $0x1,%r12d
-    ja     8afa8
+    ja     8b1f8
     vucomisd %xmm2,%xmm7
-    jb     8af20
+    jb     8b170
     vucomisd %xmm6,%xmm2
     mov    $0xffffffffffffffff,%r12
-    jbe    8af20
+    jbe    8b170
     cmp    %rbx,%r12
-    je     8af20
+    je     8b170
     test   %rbx,%rbx
-    je     8afe5
+    je     8b235
     vmovsd (%rdi,%r10,8),%xmm8
     vcvtsi2sd %rbx,%xmm15,%xmm7
     inc    %rax
@@ -74,16 +74,16 @@
     vsubsd %xmm0,%xmm5,%xmm5
     vaddsd %xmm5,%xmm1,%xmm1
     vmovapd %xmm8,%xmm5
-    jmp    8af23
+    jmp    8b173
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %r11,%r12
-    je     8b01f
+    je     8b26f
     cmp    %r11,%r14
-    je     8b045
+    je     8b295
     cmp    %r11,%r15
-    je     8b02f
+    je     8b27f
     vmovsd (%rdx,%r11,8),%xmm6
     vsubsd (%r8,%r11,8),%xmm6,%xmm6
     inc    %r11
     vucomisd %xmm6,%xmm6
-    jp     8aff0
+    jp     8b240

@@ -18,16 +18,16 @@
     vmovupd %zmm3,0xc0(%r12,%r8,8)
     add    $0x20,%r8
     cmp    %r8,%rcx
-    jne    ac810
+    jne    ae020
 # innermost loop 2: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
-    je     ac972
+    je     ae182
     cmp    %rcx,%r10
-    je     ac968
+    je     ae178
     vmovsd (%r9,%rcx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd (%rsi,%rcx,8),%xmm0,%xmm0
     vmovsd %xmm0,(%r8,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbp
-    jne    ac8c0
+    jne    ae0d0

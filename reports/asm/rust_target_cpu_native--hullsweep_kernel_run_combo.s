@@ -12,32 +12,32 @@
     cmova  %r9,%r13
     cmp    %rbx,%r9
     cmova  %r9,%rbp
-    jae    ad60d
+    jae    af44d
     cmp    %rsi,%rax
-    jae    ad66e
+    jae    af4ae
     cmp    %rcx,%rax
-    jae    ad663
+    jae    af4a3
     vmovsd (%r15,%rax,8),%xmm4
     lea    0x1(%rax),%r9
     vsubsd (%rdi,%rax,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     ad5d0
+    jp     af410
     vucomisd %xmm5,%xmm5
-    jp     ad500
+    jp     af340
     vucomisd %xmm5,%xmm8
-    jb     ad570
+    jb     af3b0
     vucomisd %xmm8,%xmm4
     mov    $0x1,%ebp
-    ja     ad588
+    ja     af3c8
     vucomisd %xmm8,%xmm5
-    jb     ad500
+    jb     af340
     vucomisd %xmm4,%xmm8
     mov    $0xffffffffffffffff,%rbp
-    jbe    ad500
+    jbe    af340
     cmp    %r10,%rbp
-    je     ad500
+    je     af340
     test   %r10,%r10
-    je     ad5c5
+    je     af405
     vmovsd (%r14,%rax,8),%xmm6
     vcvtsi2sd %r10,%xmm15,%xmm5
     inc    %r12
@@ -48,4 +48,4 @@
     vsubsd %xmm7,%xmm3,%xmm3
     vaddsd %xmm3,%xmm0,%xmm0
     vmovapd %xmm6,%xmm3
-    jmp    ad503
+    jmp    af343

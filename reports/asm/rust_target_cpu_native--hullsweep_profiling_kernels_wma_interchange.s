@@ -14,18 +14,18 @@
     vmovupd %zmm5,(%r10,%rsi,8)
     add    $0x20,%rsi
     cmp    %rsi,%rdx
-    jne    8f1e0
+    jne    8f430
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r14,%rsi,8),%ymm1,%ymm2
     vaddpd (%r15,%rsi,8),%ymm2,%ymm2
     vmovupd %ymm2,(%r15,%rsi,8)
     add    $0x4,%rsi
     cmp    %rsi,%r8
-    jne    8f260
+    jne    8f4b0
 # innermost loop 3: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14,%r11,8),%xmm0,%xmm1
     vaddsd (%r15,%r11,8),%xmm1,%xmm1
     vmovsd %xmm1,(%r15,%r11,8)
     inc    %r11
     cmp    %r11,%rcx
-    jne    8f290
+    jne    8f4e0

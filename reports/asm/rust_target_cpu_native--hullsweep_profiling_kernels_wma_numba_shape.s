@@ -67,7 +67,7 @@
     vmulsd 0x18(%rdi,%r14,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%rbx
-    jne    8f510
+    jne    8f760
 # innermost loop 2: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: no
     mov    %rbx,%r15
     sar    $0x3f,%r15
@@ -79,4 +79,4 @@
     dec    %r14
     vmulsd (%rdi,%r15,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    8f650
+    jne    8f8a0

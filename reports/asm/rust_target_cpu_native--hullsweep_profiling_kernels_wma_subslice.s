@@ -36,7 +36,7 @@
     add    $0x8,%rbx
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r15
-    jne    8ed60
+    jne    8efb0
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     lea    (%rbx,%r14,1),%r15
     vcvtsi2sd %r15,%xmm15,%xmm2
@@ -44,4 +44,4 @@
     inc    %r14
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r14,%r8
-    jne    8ee30
+    jne    8f080

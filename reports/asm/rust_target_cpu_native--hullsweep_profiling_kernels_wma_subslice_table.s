@@ -26,11 +26,11 @@
     add    $0x8,%r11
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r11,%r8
-    jne    8fb20
+    jne    8fd70
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmovsd (%r11,%r15,8),%xmm2
     vmulsd (%r14,%r15,8),%xmm2,%xmm2
     inc    %r15
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r15,%rdi
-    jne    8fbd0
+    jne    8fe20

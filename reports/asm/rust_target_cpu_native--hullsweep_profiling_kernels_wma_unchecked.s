@@ -34,7 +34,7 @@
     add    $0x8,%rbx
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r14
-    jne    8efc0
+    jne    8f210
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %rbx,%xmm15,%xmm2
     vmulsd (%rdi,%r14,8),%xmm2,%xmm2
@@ -42,4 +42,4 @@
     inc    %rbx
     dec    %r15
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    8f090
+    jne    8f2e0

@@ -15,7 +15,7 @@
     vaddsd %xmm4,%xmm6,%xmm6
     lea    0x20(%r15),%r15
     vaddsd %xmm7,%xmm8,%xmm7
-    jne    8e6d0
+    jne    8e920
 # innermost loop 2: 51 instructions, 12 multiplies, 4.25 instructions/element, bounds-check branch in loop: no
     vmulsd (%r15,%r12,8),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -67,7 +67,7 @@
     add    $0x10,%r12
     vaddsd %xmm7,%xmm8,%xmm7
     cmp    %r12,%r14
-    jne    8e730
+    jne    8e980
 # innermost loop 3: 16 instructions, 3 multiplies, 5.33 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm6,%xmm8
     add    $0xfffffffffffffffc,%r11
@@ -84,7 +84,7 @@
     vaddsd %xmm4,%xmm6,%xmm6
     lea    0x20(%rbx),%rbx
     vaddsd %xmm7,%xmm8,%xmm7
-    jne    8e910
+    jne    8eb60
 # innermost loop 4: 51 instructions, 12 multiplies, 4.25 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx,%r14,8),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -136,58 +136,58 @@
     add    $0x10,%r14
     vaddsd %xmm7,%xmm8,%xmm7
     cmp    %r14,%r11
-    jne    8e960
+    jne    8ebb0
 # innermost loop 5: 44 instructions, 3 multiplies, 14.67 instructions/element, bounds-check branch in loop: no
     vdivsd %xmm0,%xmm3,%xmm3
     vmovsd %xmm3,0x10(%r10,%r9,8)
     add    $0x4,%r9
     cmp    %r9,%rsi
-    je     8eb98
+    je     8ede8
     vaddsd (%rdi,%r9,8),%xmm1,%xmm3
     cmp    $0x1,%r8d
-    je     8eae4
+    je     8ed34
     vmovsd 0x8(%rdi,%r9,8),%xmm4
     vaddsd %xmm4,%xmm4,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     cmp    $0x2,%r8d
-    je     8eae4
+    je     8ed34
     vmulsd 0x10(%rdi,%r9,8),%xmm2,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     vdivsd %xmm0,%xmm3,%xmm3
     vmovsd %xmm3,-0x8(%r10,%r9,8)
     vaddsd 0x8(%rdi,%r9,8),%xmm1,%xmm3
     cmp    $0x1,%r8d
-    je     8eb1c
+    je     8ed6c
     vmovsd 0x10(%rdi,%r9,8),%xmm4
     vaddsd %xmm4,%xmm4,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     cmp    $0x2,%r8d
-    je     8eb1c
+    je     8ed6c
     vmulsd 0x18(%rdi,%r9,8),%xmm2,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     vdivsd %xmm0,%xmm3,%xmm3
     vmovsd %xmm3,(%r10,%r9,8)
     vaddsd 0x10(%rdi,%r9,8),%xmm1,%xmm3
     cmp    $0x1,%r8d
-    je     8eb53
+    je     8eda3
     vmovsd 0x18(%rdi,%r9,8),%xmm4
     vaddsd %xmm4,%xmm4,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     cmp    $0x2,%r8d
-    je     8eb53
+    je     8eda3
     vmulsd 0x20(%rdi,%r9,8),%xmm2,%xmm4
     vaddsd %xmm4,%xmm3,%xmm3
     vdivsd %xmm0,%xmm3,%xmm3
     vmovsd %xmm3,0x8(%r10,%r9,8)
     vaddsd 0x18(%rdi,%r9,8),%xmm1,%xmm3
     cmp    $0x1,%r8d
-    je     8eaa0
+    je     8ecf0
 # innermost loop 6: 8 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vdivsd %xmm0,%xmm3,%xmm3
     vmovsd %xmm3,(%rcx,%rsi,8)
     inc    %rsi
     cmp    %rsi,%rax
-    je     8e5ff
+    je     8e84f
     vaddsd -0x10(%rdx,%rsi,8),%xmm1,%xmm3
     cmp    $0x1,%r8d
-    je     8ebd0
+    je     8ee20

@@ -10,7 +10,7 @@
     vmovupd %zmm1,0x40(%r12,%rdx,1)
     sub    $0xffffffffffffff80,%rdx
     cmp    %rdx,%rcx
-    jne    95130
+    jne    a2390
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%r14,%rcx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -18,7 +18,7 @@
     vmovupd %ymm0,(%r12,%rcx,8)
     add    $0x4,%rcx
     cmp    %rcx,%rax
-    jne    951a0
+    jne    a2400
 # innermost loop 3: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r14,%rax,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -26,4 +26,4 @@
     vmovsd %xmm0,(%r12,%rax,8)
     inc    %rax
     cmp    %rax,%r13
-    jne    951d0
+    jne    a2430

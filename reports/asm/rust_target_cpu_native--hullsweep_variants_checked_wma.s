@@ -1,63 +1,36 @@
 # rust target-cpu=native — hullsweep_variants::checked::wma
-# innermost loop 1: 52 instructions, 8 multiplies, 6.50 instructions/element, bounds-check branch in loop: no
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd (%r11),%xmm2,%xmm2
-    xor    %eax,%eax
-    cmp    %r15,%r10
-    setb   %al
-    lea    (%r10,%rax,1),%rdx
-    cmp    %r15,%rdx
-    adc    %rax,%r10
-    xor    %eax,%eax
-    cmp    %r15,%r10
-    setb   %al
+# innermost loop 1: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
+    vmovsd -0x38(%r9,%r11,8),%xmm2
+    vmovsd -0x30(%r9,%r11,8),%xmm3
+    vmulsd (%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %rdx,%xmm15,%xmm2
-    vmulsd 0x8(%r11),%xmm2,%xmm2
-    lea    (%r10,%rax,1),%rdx
-    cmp    %r15,%rdx
+    vmulsd 0x8(%rsi,%r11,8),%xmm3,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd 0x10(%r11),%xmm2,%xmm2
-    adc    %rax,%r10
-    xor    %eax,%eax
-    cmp    %r15,%r10
-    setb   %al
+    vmovsd -0x28(%r9,%r11,8),%xmm2
+    vmulsd 0x10(%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %rdx,%xmm15,%xmm2
-    vmulsd 0x18(%r11),%xmm2,%xmm2
-    lea    (%r10,%rax,1),%rdx
-    cmp    %r15,%rdx
+    vmovsd -0x20(%r9,%r11,8),%xmm2
+    vmulsd 0x18(%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd 0x20(%r11),%xmm2,%xmm2
-    adc    %rax,%r10
-    xor    %eax,%eax
-    cmp    %r15,%r10
-    setb   %al
+    vmovsd -0x18(%r9,%r11,8),%xmm2
+    vmulsd 0x20(%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %rdx,%xmm15,%xmm2
-    vmulsd 0x28(%r11),%xmm2,%xmm2
-    lea    (%r10,%rax,1),%rdx
-    cmp    %r15,%rdx
+    vmovsd -0x10(%r9,%r11,8),%xmm2
+    vmulsd 0x28(%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd 0x30(%r11),%xmm2,%xmm2
-    adc    %rax,%r10
-    add    $0xffffffffffffffc0,%rbp
-    add    $0xfffffffffffffff8,%rsi
+    vmovsd -0x8(%r9,%r11,8),%xmm2
+    vmulsd 0x30(%rsi,%r11,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %rdx,%xmm15,%xmm2
-    vmulsd 0x38(%r11),%xmm2,%xmm2
-    lea    0x40(%r11),%r11
+    vmovsd (%r9,%r11,8),%xmm2
+    vmulsd 0x38(%rsi,%r11,8),%xmm2,%xmm2
+    add    $0x8,%r11
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    94c90
-# innermost loop 2: 8 instructions, 1 multiplies, 8.00 instructions/element, bounds-check branch in loop: no
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd (%r11),%xmm2,%xmm2
-    cmp    %r15,%r10
-    lea    0x8(%r11),%r11
-    adc    $0x0,%r10
-    dec    %rsi
+    cmp    %r11,%r8
+    jne    a1e20
+# innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
+    vmovsd (%r11,%rbp,8),%xmm2
+    vmulsd (%r15,%rbp,8),%xmm2,%xmm2
+    inc    %rbp
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    94d80
+    cmp    %rbp,%rdi
+    jne    a1ed0

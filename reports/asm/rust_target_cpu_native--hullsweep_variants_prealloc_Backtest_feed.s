@@ -2,28 +2,28 @@
 # innermost loop 1: 194 instructions, 12 multiplies, 16.17 instructions/element, bounds-check branch in loop: no
     vextractf128 $0x1,%ymm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     a0ed2
+    jp     9b662
     vucomisd %xmm8,%xmm8
-    jp     a0bf2
+    jp     9b382
     vmovsd 0x10(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     a0bd9
+    jb     9b369
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     a0bed
+    ja     9b37d
     vucomisd %xmm5,%xmm8
-    jb     a0bf2
+    jb     9b382
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0bf2
+    jbe    9b382
     cmp    %r11,%r12
-    jne    a0c00
+    jne    9b390
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    a0c25
+    jmp    9b3b5
     nopl   0x0(%rax,%rax,1)
     test   %r11,%r11
-    je     a0c25
+    je     9b3b5
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -35,26 +35,26 @@
     vextractf128 $0x1,%ymm9,%xmm2
     vshufpd $0x1,%xmm2,%xmm2,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f28
+    jp     9b6b8
     vmovsd 0x18(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     a0c55
+    jb     9b3e5
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0c69
+    ja     9b3f9
     vucomisd %xmm5,%xmm11
-    jb     a0c6e
+    jb     9b3fe
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0c6e
+    jbe    9b3fe
     cmp    %r12,%r11
-    jne    a0c80
+    jne    9b410
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    a0ca7
+    jmp    9b437
     nopw   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0ca7
+    je     9b437
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -65,28 +65,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     a0ef2
+    jp     9b682
     vucomisd %xmm8,%xmm8
-    jp     a0cf3
+    jp     9b483
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     a0cda
+    jb     9b46a
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     a0cee
+    ja     9b47e
     vucomisd %xmm5,%xmm8
-    jb     a0cf3
+    jb     9b483
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0cf3
+    jbe    9b483
     cmp    %r11,%r12
-    jne    a0d00
+    jne    9b490
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    a0d25
+    jmp    9b4b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     a0d25
+    je     9b4b5
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -97,26 +97,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f31
+    jp     9b6c1
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     a0d50
+    jb     9b4e0
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0d64
+    ja     9b4f4
     vucomisd %xmm5,%xmm11
-    jb     a0d69
+    jb     9b4f9
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0d69
+    jbe    9b4f9
     cmp    %r12,%r11
-    jne    a0d80
+    jne    9b510
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    a0da7
+    jmp    9b537
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0da7
+    je     9b537
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -127,28 +127,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     a0f0c
+    jp     9b69c
     vucomisd %xmm8,%xmm8
-    jp     a0df3
+    jp     9b583
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     a0dda
+    jb     9b56a
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     a0dee
+    ja     9b57e
     vucomisd %xmm5,%xmm8
-    jb     a0df3
+    jb     9b583
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0df3
+    jbe    9b583
     cmp    %r11,%r12
-    jne    a0e00
+    jne    9b590
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    a0e25
+    jmp    9b5b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     a0e25
+    je     9b5b5
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -159,26 +159,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f3a
+    jp     9b6ca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     a0e50
+    jb     9b5e0
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0e64
+    ja     9b5f4
     vucomisd %xmm5,%xmm10
-    jb     a0e69
+    jb     9b5f9
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0e69
+    jbe    9b5f9
     cmp    %r12,%r11
-    jne    a0e80
+    jne    9b610
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    a0ea7
+    jmp    9b637
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0ea7
+    je     9b637
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -189,36 +189,36 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     a0a31
-    jmp    a0f48
+    jb     9b1c1
+    jmp    9b6d8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ba7
+    jnp    9b337
 # innermost loop 2: 137 instructions, 8 multiplies, 17.12 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     a0ef2
+    jp     9b682
     vucomisd %xmm8,%xmm8
-    jp     a0cf3
+    jp     9b483
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     a0cda
+    jb     9b46a
     vucomisd %xmm5,%xmm11
     mov    $0x1,%r12d
-    ja     a0cee
+    ja     9b47e
     vucomisd %xmm5,%xmm8
-    jb     a0cf3
+    jb     9b483
     vucomisd %xmm11,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0cf3
+    jbe    9b483
     cmp    %r11,%r12
-    jne    a0d00
+    jne    9b490
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    a0d25
+    jmp    9b4b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     a0d25
+    je     9b4b5
     vdivsd %xmm2,%xmm10,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -229,26 +229,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f31
+    jp     9b6c1
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     a0d50
+    jb     9b4e0
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0d64
+    ja     9b4f4
     vucomisd %xmm5,%xmm11
-    jb     a0d69
+    jb     9b4f9
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0d69
+    jbe    9b4f9
     cmp    %r12,%r11
-    jne    a0d80
+    jne    9b510
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    a0da7
+    jmp    9b537
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0da7
+    je     9b537
     vdivsd %xmm10,%xmm2,%xmm10
     vcvtsi2sd %r12,%xmm15,%xmm11
     inc    %rax
@@ -259,28 +259,28 @@
     vaddsd %xmm1,%xmm10,%xmm1
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     a0f0c
+    jp     9b69c
     vucomisd %xmm8,%xmm8
-    jp     a0df3
+    jp     9b583
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     a0dda
+    jb     9b56a
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     a0dee
+    ja     9b57e
     vucomisd %xmm5,%xmm8
-    jb     a0df3
+    jb     9b583
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0df3
+    jbe    9b583
     cmp    %r11,%r12
-    jne    a0e00
+    jne    9b590
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    a0e25
+    jmp    9b5b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     a0e25
+    je     9b5b5
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -291,26 +291,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f3a
+    jp     9b6ca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     a0e50
+    jb     9b5e0
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0e64
+    ja     9b5f4
     vucomisd %xmm5,%xmm10
-    jb     a0e69
+    jb     9b5f9
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0e69
+    jbe    9b5f9
     cmp    %r12,%r11
-    jne    a0e80
+    jne    9b610
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    a0ea7
+    jmp    9b637
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0ea7
+    je     9b637
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -321,42 +321,42 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     a0a31
-    jmp    a0f48
+    jb     9b1c1
+    jmp    9b6d8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ba7
+    jnp    9b337
     vmovapd %xmm4,%xmm8
-    jmp    a0ba7
+    jmp    9b337
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ca7
+    jnp    9b437
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     a0f0c
+    jp     9b69c
     vucomisd %xmm8,%xmm8
-    jp     a0df3
+    jp     9b583
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     a0dda
+    jb     9b56a
     vucomisd %xmm5,%xmm10
     mov    $0x1,%r12d
-    ja     a0dee
+    ja     9b57e
     vucomisd %xmm5,%xmm8
-    jb     a0df3
+    jb     9b583
     vucomisd %xmm10,%xmm5
     mov    $0xffffffffffffffff,%r12
-    jbe    a0df3
+    jbe    9b583
     cmp    %r11,%r12
-    jne    a0e00
+    jne    9b590
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    a0e25
+    jmp    9b5b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     a0e25
+    je     9b5b5
     vdivsd %xmm2,%xmm9,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm8
     inc    %rax
@@ -367,26 +367,26 @@
     vaddsd %xmm2,%xmm1,%xmm1
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a0f3a
+    jp     9b6ca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     a0e50
+    jb     9b5e0
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r11d
-    ja     a0e64
+    ja     9b5f4
     vucomisd %xmm5,%xmm10
-    jb     a0e69
+    jb     9b5f9
     vucomisd %xmm8,%xmm5
     mov    $0xffffffffffffffff,%r11
-    jbe    a0e69
+    jbe    9b5f9
     cmp    %r12,%r11
-    jne    a0e80
+    jne    9b610
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    a0ea7
+    jmp    9b637
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     a0ea7
+    je     9b637
     vdivsd %xmm9,%xmm2,%xmm9
     vcvtsi2sd %r12,%xmm15,%xmm10
     inc    %rax
@@ -397,283 +397,283 @@
     vaddsd %xmm1,%xmm9,%xmm1
     inc    %r14
     cmp    %rbx,%r14
-    jb     a0a31
-    jmp    a0f48
+    jb     9b1c1
+    jmp    9b6d8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ba7
+    jnp    9b337
     vmovapd %xmm4,%xmm8
-    jmp    a0ba7
+    jmp    9b337
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ca7
+    jnp    9b437
     vmovapd %xmm4,%xmm8
-    jmp    a0ca7
+    jmp    9b437
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0da7
+    jnp    9b537
 # innermost loop 4: 23 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     a0a31
-    jmp    a0f48
+    jb     9b1c1
+    jmp    9b6d8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ba7
+    jnp    9b337
     vmovapd %xmm4,%xmm8
-    jmp    a0ba7
+    jmp    9b337
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ca7
+    jnp    9b437
     vmovapd %xmm4,%xmm8
-    jmp    a0ca7
+    jmp    9b437
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0da7
+    jnp    9b537
     vmovapd %xmm4,%xmm8
-    jmp    a0da7
+    jmp    9b537
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    a0ea7
+    jnp    9b637
 # innermost loop 5: 110 instructions, 6 multiplies, 18.33 instructions/element, bounds-check branch in loop: no
     vmovsd 0x18(%rcx,%r8,8),%xmm4
     vsubsd 0x18(%r9,%r10,8),%xmm4,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     a1345
+    jp     9bad5
     vucomisd %xmm3,%xmm3
-    jp     a11fd
+    jp     9b98d
     vmovsd 0x18(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm3,%xmm5
-    jb     a11ac
+    jb     9b93c
     vucomisd %xmm5,%xmm8
     mov    $0x1,%r14d
-    ja     a11c4
+    ja     9b954
     vucomisd %xmm5,%xmm3
-    jb     a11fd
+    jb     9b98d
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm8,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    a11fd
+    jbe    9b98d
     cmp    %r11,%r14
-    je     a11fd
+    je     9b98d
     test   %r11,%r11
-    je     a11f6
+    je     9b986
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x957aa(%rip),%xmm2,%xmm2
+    vaddsd -0x8feb2(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x95646(%rip),%xmm2,%xmm2
+    vmulsd -0x8fd4e(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     a10b2
+    je     9b842
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     a135b
+    jp     9baeb
     vucomisd %xmm8,%xmm8
-    jp     a128e
+    jp     9ba1e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     a1242
+    jb     9b9d2
     vucomisd %xmm5,%xmm3
     mov    $0x1,%r14d
-    ja     a1255
+    ja     9b9e5
     vucomisd %xmm5,%xmm8
-    jb     a128e
+    jb     9ba1e
     vucomisd %xmm3,%xmm5
     mov    $0xffffffffffffffff,%r14
-    jbe    a128e
+    jbe    9ba1e
     cmp    %r11,%r14
-    je     a128e
+    je     9ba1e
     test   %r11,%r11
-    je     a1287
+    je     9ba17
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm5
     inc    %rax
-    vaddsd -0x9583b(%rip),%xmm2,%xmm2
+    vaddsd -0x8ff43(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x956d7(%rip),%xmm2,%xmm2
+    vmulsd -0x8fddf(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     a100b
+    je     9b79b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a1371
+    jp     9bb01
     vucomisd %xmm3,%xmm3
-    jp     a1321
+    jp     9bab1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     a12d1
+    jb     9ba61
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     a12e8
+    ja     9ba78
     vucomisd %xmm6,%xmm3
-    jb     a1321
+    jb     9bab1
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    a1321
+    jbe    9bab1
     cmp    %r11,%r14
-    je     a1321
+    je     9bab1
     test   %r11,%r11
-    je     a131a
+    je     9baaa
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x958ce(%rip),%xmm2,%xmm2
+    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x9576a(%rip),%xmm2,%xmm2
+    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a137e
+    jne    9bb0e
     vmovapd %xmm4,%xmm8
-    jmp    a10b2
-    vmovsd -0x95727(%rip),%xmm3
+    jmp    9b842
+    vmovsd -0x8fe27(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     a100b
-    jmp    a1171
+    je     9b79b
+    jmp    9b901
 # innermost loop 6: 78 instructions, 4 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     a135b
+    jp     9baeb
     vucomisd %xmm8,%xmm8
-    jp     a128e
+    jp     9ba1e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     a1242
+    jb     9b9d2
     vucomisd %xmm5,%xmm3
     mov    $0x1,%r14d
-    ja     a1255
+    ja     9b9e5
     vucomisd %xmm5,%xmm8
-    jb     a128e
+    jb     9ba1e
     vucomisd %xmm3,%xmm5
     mov    $0xffffffffffffffff,%r14
-    jbe    a128e
+    jbe    9ba1e
     cmp    %r11,%r14
-    je     a128e
+    je     9ba1e
     test   %r11,%r11
-    je     a1287
+    je     9ba17
     vdivsd %xmm2,%xmm4,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm5
     inc    %rax
-    vaddsd -0x9583b(%rip),%xmm2,%xmm2
+    vaddsd -0x8ff43(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x956d7(%rip),%xmm2,%xmm2
+    vmulsd -0x8fddf(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     a100b
+    je     9b79b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a1371
+    jp     9bb01
     vucomisd %xmm3,%xmm3
-    jp     a1321
+    jp     9bab1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     a12d1
+    jb     9ba61
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     a12e8
+    ja     9ba78
     vucomisd %xmm6,%xmm3
-    jb     a1321
+    jb     9bab1
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    a1321
+    jbe    9bab1
     cmp    %r11,%r14
-    je     a1321
+    je     9bab1
     test   %r11,%r11
-    je     a131a
+    je     9baaa
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x958ce(%rip),%xmm2,%xmm2
+    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x9576a(%rip),%xmm2,%xmm2
+    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a137e
+    jne    9bb0e
     vmovapd %xmm4,%xmm8
-    jmp    a10b2
-    vmovsd -0x95727(%rip),%xmm3
+    jmp    9b842
+    vmovsd -0x8fe27(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     a100b
-    jmp    a1171
-    vmovsd -0x9573d(%rip),%xmm8
+    je     9b79b
+    jmp    9b901
+    vmovsd -0x8fe3d(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    a1206
+    jne    9b996
 # innermost loop 7: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     a1371
+    jp     9bb01
     vucomisd %xmm3,%xmm3
-    jp     a1321
+    jp     9bab1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     a12d1
+    jb     9ba61
     vucomisd %xmm6,%xmm4
     mov    $0x1,%r14d
-    ja     a12e8
+    ja     9ba78
     vucomisd %xmm6,%xmm3
-    jb     a1321
+    jb     9bab1
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
     mov    $0xffffffffffffffff,%r14
-    jbe    a1321
+    jbe    9bab1
     cmp    %r11,%r14
-    je     a1321
+    je     9bab1
     test   %r11,%r11
-    je     a131a
+    je     9baaa
     vdivsd %xmm2,%xmm5,%xmm2
     vcvtsi2sd %r11,%xmm15,%xmm3
     inc    %rax
-    vaddsd -0x958ce(%rip),%xmm2,%xmm2
+    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x9576a(%rip),%xmm2,%xmm2
+    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    a137e
+    jne    9bb0e
     vmovapd %xmm4,%xmm8
-    jmp    a10b2
-    vmovsd -0x95727(%rip),%xmm3
+    jmp    9b842
+    vmovsd -0x8fe27(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     a100b
-    jmp    a1171
-    vmovsd -0x9573d(%rip),%xmm8
+    je     9b79b
+    jmp    9b901
+    vmovsd -0x8fe3d(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    a1206
-    jmp    a10b2
-    vmovsd -0x95753(%rip),%xmm3
+    jne    9b996
+    jmp    9b842
+    vmovsd -0x8fe53(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     a100b
-    jmp    a1297
+    je     9b79b
+    jmp    9ba27

@@ -18,7 +18,7 @@
     vmovupd %zmm3,(%rsi,%rdi,8)
     add    $0x20,%rdi
     cmp    %rdi,%rcx
-    jne    9f5c0
+    jne    99d50
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rsi,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -26,7 +26,7 @@
     vmovupd %ymm0,(%rsi,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rcx
-    jne    9f660
+    jne    99df0
 # innermost loop 3: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r12,%rcx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -34,4 +34,4 @@
     vmovsd %xmm0,(%r12,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbp
-    jne    9f690
+    jne    99e20

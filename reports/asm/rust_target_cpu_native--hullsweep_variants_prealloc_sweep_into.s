@@ -5,7 +5,7 @@
     add    $0x8,%r11
     dec    %r15
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9d900
+    jne    98090
 # innermost loop 2: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -33,14 +33,14 @@
     vaddsd %xmm16,%xmm0,%xmm0
     vaddsd %xmm0,%xmm15,%xmm0
     cmp    %r10,%r11
-    jne    9d930
+    jne    980c0
 # innermost loop 3: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r15),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r15
     dec    %r8
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9db90
+    jne    98320
 # innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r15),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -68,14 +68,14 @@
     vaddsd %xmm0,%xmm15,%xmm0
     vaddsd %xmm0,%xmm9,%xmm0
     cmp    %r11,%r15
-    jne    9dbc0
+    jne    98350
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r13
     dec    %r8
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9de00
+    jne    98590
 # innermost loop 6: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -103,14 +103,14 @@
     vaddsd %xmm0,%xmm10,%xmm0
     vaddsd %xmm0,%xmm9,%xmm0
     cmp    %r15,%r13
-    jne    9de30
+    jne    985c0
 # innermost loop 7: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r13
     dec    %r8
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9e090
+    jne    98820
 # innermost loop 8: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -138,14 +138,14 @@
     vaddsd %xmm0,%xmm10,%xmm0
     vaddsd %xmm0,%xmm9,%xmm0
     cmp    %r15,%r13
-    jne    9e0c0
+    jne    98850
 # innermost loop 9: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r13
     dec    %rbp
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9e340
+    jne    98ad0
 # innermost loop 10: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -173,7 +173,7 @@
     vaddsd %xmm0,%xmm10,%xmm0
     vaddsd %xmm0,%xmm9,%xmm0
     cmp    %r8,%r13
-    jne    9e370
+    jne    98b00
 # innermost loop 11: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd -0xc0(%r8,%r9,8),%zmm0
     vmovupd -0x80(%r8,%r9,8),%zmm1
@@ -193,7 +193,7 @@
     vmovupd %zmm3,(%r8,%r9,8)
     add    $0x20,%r9
     cmp    %r9,%rdx
-    jne    9e660
+    jne    98df0
 # innermost loop 12: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%r8,%rcx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -201,7 +201,7 @@
     vmovupd %ymm0,(%r8,%rcx,8)
     add    $0x4,%rcx
     cmp    %rcx,%rdx
-    jne    9e710
+    jne    98ea0
 # innermost loop 13: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r14,%rdx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -209,14 +209,14 @@
     vmovsd %xmm0,(%r14,%rdx,8)
     inc    %rdx
     cmp    %rdx,%rbx
-    jne    9e740
+    jne    98ed0
 # innermost loop 14: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r11
     dec    %r15
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9e910
+    jne    990a0
 # innermost loop 15: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -244,14 +244,14 @@
     vaddsd %xmm7,%xmm0,%xmm0
     vaddsd %xmm3,%xmm0,%xmm0
     cmp    %r10,%r11
-    jne    9e940
+    jne    990d0
 # innermost loop 16: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
     add    $0x8,%r11
     dec    %r15
     vaddsd %xmm2,%xmm0,%xmm0
-    jne    9eb70
+    jne    99300
 # innermost loop 17: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm4,%xmm1,%xmm1
@@ -279,4 +279,4 @@
     vaddsd %xmm5,%xmm0,%xmm0
     vaddsd %xmm3,%xmm0,%xmm0
     cmp    %r10,%r11
-    jne    9eba0
+    jne    99330

@@ -18,7 +18,7 @@
     vmovupd %zmm3,(%rsi,%rdi,8)
     add    $0x20,%rdi
     cmp    %rdi,%rcx
-    jne    a01a0
+    jne    9a930
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rsi,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -26,7 +26,7 @@
     vmovupd %ymm0,(%rsi,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rcx
-    jne    a0240
+    jne    9a9d0
 # innermost loop 3: 8 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     mov    0x10(%rsp),%rax
     vmovsd (%rax,%rcx,8),%xmm0
@@ -35,4 +35,4 @@
     vmovsd %xmm0,(%rax,%rcx,8)
     inc    %rcx
     cmp    %rcx,%r14
-    jne    a0270
+    jne    9aa00

@@ -72,7 +72,7 @@
     add    $0x4,%r13
     vaddpd %zmm13,%zmm3,%zmm3
     cmp    %r13,%r10
-    jne    96700
+    jne    96e80
 # innermost loop 2: 20 instructions, 8 multiplies, 2.50 instructions/element, bounds-check branch in loop: no
     vmulpd -0x180(%r12),%zmm11,%zmm13
     vmulpd -0x140(%r12),%zmm11,%zmm14
@@ -93,7 +93,7 @@
     add    $0x8,%r12
     dec    %r13
     vaddpd %zmm13,%zmm3,%zmm3
-    jne    96940
+    jne    970c0
 # innermost loop 3: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
     vbroadcastsd (%r12),%zmm10
     add    $0x8,%r12
@@ -115,7 +115,7 @@
     vaddpd %zmm12,%zmm3,%zmm3
     vaddpd %zmm10,%zmm2,%zmm2
     cmp    %r10,%r12
-    jne    96a20
+    jne    971a0
 # innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulpd -0x38(%r15,%r12,8),%zmm4,%zmm5
     vaddpd %zmm2,%zmm4,%zmm4
@@ -143,21 +143,21 @@
     vaddpd %zmm7,%zmm3,%zmm3
     vaddpd %zmm6,%zmm3,%zmm3
     cmp    %r12,%rbx
-    jne    96c10
+    jne    97390
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%zmm4,%zmm5
     vaddpd %zmm2,%zmm4,%zmm4
     inc    %r13
     vaddpd %zmm5,%zmm3,%zmm3
     cmp    %r13,%r10
-    jne    96cf0
+    jne    97470
 # innermost loop 6: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm1,%xmm3,%xmm3
     add    $0x8,%rbx
     inc    %r14
     vaddsd %xmm4,%xmm2,%xmm2
-    jne    96e10
+    jne    97590
 # innermost loop 7: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm1,%xmm3,%xmm3
@@ -185,4 +185,4 @@
     vaddsd %xmm6,%xmm2,%xmm2
     vaddsd %xmm5,%xmm2,%xmm2
     cmp    %r11,%rbx
-    jne    96e30
+    jne    975b0

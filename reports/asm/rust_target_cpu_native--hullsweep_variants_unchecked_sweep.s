@@ -18,7 +18,7 @@
     vmovupd %zmm3,0xc0(%rbx,%rdx,1)
     add    $0x100,%rdx
     cmp    %rdx,%rsi
-    jne    99350
+    jne    95220
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rax,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -26,7 +26,7 @@
     vmovupd %ymm0,(%rbx,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rdi
-    jne    993f0
+    jne    952c0
 # innermost loop 3: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%rax,%rsi,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -34,4 +34,4 @@
     vmovsd %xmm0,(%rbx,%rsi,8)
     inc    %rsi
     cmp    %rsi,%r14
-    jne    99420
+    jne    952f0

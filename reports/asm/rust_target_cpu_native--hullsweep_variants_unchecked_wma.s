@@ -34,7 +34,7 @@
     add    $0x8,%r9
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r10
-    jne    98ff0
+    jne    94ec0
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %r9,%xmm15,%xmm2
     vmulsd (%r12,%r10,8),%xmm2,%xmm2
@@ -42,4 +42,4 @@
     inc    %r9
     dec    %r11
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    990c0
+    jne    94f90

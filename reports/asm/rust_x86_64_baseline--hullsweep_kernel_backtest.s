@@ -5,49 +5,49 @@
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    871db
+    jae    8738b
     cmp    %rcx,%r10
-    jae    871e7
+    jae    87397
     cmp    %r9,%r10
-    jae    87201
+    jae    873b1
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     871ac
+    jp     8735c
     ucomisd %xmm7,%xmm7
-    jp     870f0
+    jp     872a0
 # innermost loop 2: 43 instructions, 2 multiplies, 21.50 instructions/element, bounds-check branch in loop: YES
     mov    %r14,%rbx
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    871db
+    jae    8738b
     cmp    %rcx,%r10
-    jae    871e7
+    jae    87397
     cmp    %r9,%r10
-    jae    87201
+    jae    873b1
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     871ac
+    jp     8735c
     ucomisd %xmm7,%xmm7
-    jp     870f0
+    jp     872a0
     ucomisd %xmm7,%xmm2
-    jb     87146
+    jb     872f6
     mov    $0x1,%r14d
     ucomisd %xmm2,%xmm6
-    ja     87159
+    ja     87309
     ucomisd %xmm2,%xmm7
-    jb     870f0
+    jb     872a0
     mov    $0xffffffffffffffff,%r14
     ucomisd %xmm6,%xmm2
-    jbe    870f0
+    jbe    872a0
     cmp    %rbx,%r14
-    je     870f0
+    je     872a0
     test   %rbx,%rbx
-    je     871a1
+    je     87351
     xorps  %xmm7,%xmm7
     cvtsi2sd %rbx,%xmm7
     movsd  (%rdi,%r10,8),%xmm8
@@ -60,16 +60,16 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     movapd %xmm8,%xmm5
-    jmp    870f3
+    jmp    872a3
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rsi,%r11
-    jae    871db
+    jae    8738b
     cmp    %r11,%rcx
-    je     871e7
+    je     87397
     cmp    %r11,%r9
-    je     87201
+    je     873b1
     movsd  (%rdx,%r11,8),%xmm6
     subsd  (%r8,%r11,8),%xmm6
     inc    %r11
     ucomisd %xmm6,%xmm6
-    jp     871ac
+    jp     8735c

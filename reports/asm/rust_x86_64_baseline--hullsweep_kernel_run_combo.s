@@ -4,32 +4,32 @@
     movapd %xmm4,%xmm5
     mov    %r9,%rax
     cmp    %rbx,%r9
-    jae    a9a1a
+    jae    ab6aa
     cmp    %rsi,%rax
-    jae    a9a72
+    jae    ab702
     cmp    %rcx,%rax
-    jae    a9a77
+    jae    ab707
     lea    0x1(%rax),%r9
     movsd  (%r15,%rax,8),%xmm4
     subsd  (%rdi,%rax,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     a99d8
+    jp     ab668
     ucomisd %xmm5,%xmm5
-    jp     a9920
+    jp     ab5b0
     ucomisd %xmm5,%xmm9
-    jb     a9977
+    jb     ab607
     mov    $0x1,%r11d
     ucomisd %xmm9,%xmm4
-    ja     a998c
+    ja     ab61c
     ucomisd %xmm9,%xmm5
-    jb     a9920
+    jb     ab5b0
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm9
-    jbe    a9920
+    jbe    ab5b0
     cmp    %r10,%r11
-    je     a9920
+    je     ab5b0
     test   %r10,%r10
-    je     a99cd
+    je     ab65d
     xorps  %xmm5,%xmm5
     cvtsi2sd %r10,%xmm5
     movsd  (%r14,%rax,8),%xmm6
@@ -42,4 +42,4 @@
     addsd  %xmm7,%xmm0
     inc    %r12
     movapd %xmm6,%xmm3
-    jmp    a9923
+    jmp    ab5b3

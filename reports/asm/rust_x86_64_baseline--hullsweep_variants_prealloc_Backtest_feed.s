@@ -3,28 +3,28 @@
     ucomisd %xmm11,%xmm11
     movapd %xmm11,%xmm12
     unpckhpd %xmm11,%xmm12
-    jp     9495c
+    jp     946fc
     ucomisd %xmm4,%xmm4
-    jp     94652
+    jp     943f2
     movsd  0x10(%rsi,%r15,1),%xmm13
     ucomisd %xmm4,%xmm5
-    jb     94639
+    jb     943d9
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm11
-    ja     9464d
+    ja     943ed
     ucomisd %xmm5,%xmm4
-    jb     94652
+    jb     943f2
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm11,%xmm5
-    jbe    94652
+    jbe    943f2
     cmp    %r11,%r12
-    jne    94660
+    jne    94400
     movapd %xmm2,%xmm13
     mov    %r11,%r12
-    jmp    94693
+    jmp    94433
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     94693
+    je     94433
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm13,%xmm9
@@ -36,26 +36,26 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     ucomisd %xmm12,%xmm12
-    jp     949ab
+    jp     9474b
     movsd  0x18(%rsi,%r15,1),%xmm2
     ucomisd %xmm11,%xmm5
-    jb     946b9
+    jb     94459
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm12
-    ja     946ce
+    ja     9446e
     ucomisd %xmm5,%xmm11
-    jb     946d3
+    jb     94473
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm12,%xmm5
-    jbe    946d3
+    jbe    94473
     cmp    %r12,%r11
-    jne    946e0
+    jne    94480
     movapd %xmm13,%xmm2
     mov    %r12,%r11
-    jmp    94713
+    jmp    944b3
     nopl   (%rax)
     test   %r12,%r12
-    je     94713
+    je     944b3
     xorps  %xmm4,%xmm4
     cvtsi2sd %r12,%xmm4
     movapd %xmm2,%xmm9
@@ -69,28 +69,28 @@
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     94975
+    jp     94715
     ucomisd %xmm12,%xmm12
-    jp     94764
+    jp     94504
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     9474a
+    jb     944ea
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     9475f
+    ja     944ff
     ucomisd %xmm5,%xmm12
-    jb     94764
+    jb     94504
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    94764
+    jbe    94504
     cmp    %r11,%r12
-    jne    94770
+    jne    94510
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    947a4
+    jmp    94544
     nopl   (%rax)
     test   %r11,%r11
-    je     947a4
+    je     94544
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -102,26 +102,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     949b9
+    jp     94759
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     947ca
+    jb     9456a
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     947df
+    ja     9457f
     ucomisd %xmm5,%xmm10
-    jb     947e4
+    jb     94584
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    947e4
+    jbe    94584
     cmp    %r12,%r11
-    jne    947f0
+    jne    94590
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    94824
+    jmp    945c4
     nopl   (%rax)
     test   %r12,%r12
-    je     94824
+    je     945c4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -135,28 +135,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9498e
+    jp     9472e
     ucomisd %xmm11,%xmm11
-    jp     94875
+    jp     94615
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9485b
+    jb     945fb
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94870
+    ja     94610
     ucomisd %xmm5,%xmm11
-    jb     94875
+    jb     94615
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94875
+    jbe    94615
     cmp    %r11,%r12
-    jne    94880
+    jne    94620
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    948b4
+    jmp    94654
     nop
     test   %r11,%r11
-    je     948b4
+    je     94654
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -168,26 +168,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     949c7
+    jp     94767
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     948d8
+    jb     94678
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     948ec
+    ja     9468c
     ucomisd %xmm5,%xmm8
-    jb     948f1
+    jb     94691
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    948f1
+    jbe    94691
     cmp    %r12,%r11
-    jne    94900
+    jne    946a0
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    94934
+    jmp    946d4
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     94934
+    je     946d4
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -200,36 +200,36 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     943ca
-    jmp    949d9
+    jb     9416a
+    jmp    94779
     ucomisd %xmm4,%xmm4
-    jnp    94604
+    jnp    943a4
 # innermost loop 2: 142 instructions, 8 multiplies, 17.75 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     94975
+    jp     94715
     ucomisd %xmm12,%xmm12
-    jp     94764
+    jp     94504
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     9474a
+    jb     944ea
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     9475f
+    ja     944ff
     ucomisd %xmm5,%xmm12
-    jb     94764
+    jb     94504
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    94764
+    jbe    94504
     cmp    %r11,%r12
-    jne    94770
+    jne    94510
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    947a4
+    jmp    94544
     nopl   (%rax)
     test   %r11,%r11
-    je     947a4
+    je     94544
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -241,26 +241,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     949b9
+    jp     94759
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     947ca
+    jb     9456a
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     947df
+    ja     9457f
     ucomisd %xmm5,%xmm10
-    jb     947e4
+    jb     94584
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    947e4
+    jbe    94584
     cmp    %r12,%r11
-    jne    947f0
+    jne    94590
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    94824
+    jmp    945c4
     nopl   (%rax)
     test   %r12,%r12
-    je     94824
+    je     945c4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -274,28 +274,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9498e
+    jp     9472e
     ucomisd %xmm11,%xmm11
-    jp     94875
+    jp     94615
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9485b
+    jb     945fb
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94870
+    ja     94610
     ucomisd %xmm5,%xmm11
-    jb     94875
+    jb     94615
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94875
+    jbe    94615
     cmp    %r11,%r12
-    jne    94880
+    jne    94620
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    948b4
+    jmp    94654
     nop
     test   %r11,%r11
-    je     948b4
+    je     94654
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -307,26 +307,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     949c7
+    jp     94767
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     948d8
+    jb     94678
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     948ec
+    ja     9468c
     ucomisd %xmm5,%xmm8
-    jb     948f1
+    jb     94691
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    948f1
+    jbe    94691
     cmp    %r12,%r11
-    jne    94900
+    jne    946a0
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    94934
+    jmp    946d4
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     94934
+    je     946d4
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -339,40 +339,40 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     943ca
-    jmp    949d9
+    jb     9416a
+    jmp    94779
     ucomisd %xmm4,%xmm4
-    jnp    94604
-    movsd  -0x8210f(%rip),%xmm4
-    jmp    94604
+    jnp    943a4
+    movsd  -0x81def(%rip),%xmm4
+    jmp    943a4
     ucomisd %xmm12,%xmm12
-    jnp    94713
+    jnp    944b3
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9498e
+    jp     9472e
     ucomisd %xmm11,%xmm11
-    jp     94875
+    jp     94615
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     9485b
+    jb     945fb
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94870
+    ja     94610
     ucomisd %xmm5,%xmm11
-    jb     94875
+    jb     94615
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94875
+    jbe    94615
     cmp    %r11,%r12
-    jne    94880
+    jne    94620
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    948b4
+    jmp    94654
     nop
     test   %r11,%r11
-    je     948b4
+    je     94654
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -384,26 +384,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     949c7
+    jp     94767
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     948d8
+    jb     94678
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     948ec
+    ja     9468c
     ucomisd %xmm5,%xmm8
-    jb     948f1
+    jb     94691
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    948f1
+    jbe    94691
     cmp    %r12,%r11
-    jne    94900
+    jne    946a0
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    94934
+    jmp    946d4
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     94934
+    je     946d4
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -416,288 +416,288 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     943ca
-    jmp    949d9
+    jb     9416a
+    jmp    94779
     ucomisd %xmm4,%xmm4
-    jnp    94604
-    movsd  -0x8210f(%rip),%xmm4
-    jmp    94604
+    jnp    943a4
+    movsd  -0x81def(%rip),%xmm4
+    jmp    943a4
     ucomisd %xmm12,%xmm12
-    jnp    94713
-    movsd  -0x82128(%rip),%xmm12
-    jmp    94713
+    jnp    944b3
+    movsd  -0x81e08(%rip),%xmm12
+    jmp    944b3
     ucomisd %xmm11,%xmm11
-    jnp    94824
+    jnp    945c4
 # innermost loop 4: 18 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     943ca
-    jmp    949d9
+    jb     9416a
+    jmp    94779
     ucomisd %xmm4,%xmm4
-    jnp    94604
-    movsd  -0x8210f(%rip),%xmm4
-    jmp    94604
+    jnp    943a4
+    movsd  -0x81def(%rip),%xmm4
+    jmp    943a4
     ucomisd %xmm12,%xmm12
-    jnp    94713
-    movsd  -0x82128(%rip),%xmm12
-    jmp    94713
+    jnp    944b3
+    movsd  -0x81e08(%rip),%xmm12
+    jmp    944b3
     ucomisd %xmm11,%xmm11
-    jnp    94824
-    movsd  -0x82141(%rip),%xmm11
-    jmp    94824
+    jnp    945c4
+    movsd  -0x81e21(%rip),%xmm11
+    jmp    945c4
     ucomisd %xmm4,%xmm4
-    jnp    94934
+    jnp    946d4
 # innermost loop 5: 117 instructions, 6 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     movsd  0x18(%rcx,%r8,8),%xmm4
     subsd  0x18(%r9,%r10,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     94e04
+    jp     94ba4
     ucomisd %xmm3,%xmm3
-    jp     94cac
+    jp     94a4c
     movsd  0x18(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm3,%xmm5
-    jb     94c55
+    jb     949f5
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm4
-    ja     94c6c
+    ja     94a0c
     ucomisd %xmm5,%xmm3
-    jb     94cac
+    jb     94a4c
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm4,%xmm3
-    jbe    94cac
+    jbe    94a4c
     cmp    %r11,%r14
-    je     94cac
+    je     94a4c
     test   %r11,%r11
-    je     94ca5
+    je     94a45
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x825de(%rip),%xmm5
+    addsd  -0x822be(%rip),%xmm5
     mulsd  %xmm3,%xmm5
-    mulsd  -0x824b2(%rip),%xmm5
+    mulsd  -0x82192(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     94b55
+    je     948f5
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     94e1a
+    jp     94bba
     ucomisd %xmm4,%xmm4
-    jp     94d46
+    jp     94ae6
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     94cef
+    jb     94a8f
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     94d06
+    ja     94aa6
     ucomisd %xmm5,%xmm4
-    jb     94d46
+    jb     94ae6
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    94d46
+    jbe    94ae6
     cmp    %r11,%r14
-    je     94d46
+    je     94ae6
     test   %r11,%r11
-    je     94d3f
+    je     94adf
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x82678(%rip),%xmm5
+    addsd  -0x82358(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x8254c(%rip),%xmm5
+    mulsd  -0x8222c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     94aa9
+    je     94849
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94e30
+    jp     94bd0
     ucomisd %xmm3,%xmm3
-    jp     94de0
+    jp     94b80
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94d89
+    jb     94b29
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94da0
+    ja     94b40
     ucomisd %xmm6,%xmm3
-    jb     94de0
+    jb     94b80
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94de0
+    jbe    94b80
     cmp    %r11,%r14
-    je     94de0
+    je     94b80
     test   %r11,%r11
-    je     94dd9
+    je     94b79
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x82712(%rip),%xmm4
+    addsd  -0x823f2(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x825e6(%rip),%xmm4
+    mulsd  -0x822c6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94e3d
+    jne    94bdd
     movapd %xmm7,%xmm4
-    jmp    94b55
-    movsd  -0x825ae(%rip),%xmm3
+    jmp    948f5
+    movsd  -0x8228e(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94aa9
-    jmp    94c1b
+    je     94849
+    jmp    949bb
 # innermost loop 6: 83 instructions, 4 multiplies, 20.75 instructions/element, bounds-check branch in loop: no
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     94e1a
+    jp     94bba
     ucomisd %xmm4,%xmm4
-    jp     94d46
+    jp     94ae6
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     94cef
+    jb     94a8f
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     94d06
+    ja     94aa6
     ucomisd %xmm5,%xmm4
-    jb     94d46
+    jb     94ae6
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    94d46
+    jbe    94ae6
     cmp    %r11,%r14
-    je     94d46
+    je     94ae6
     test   %r11,%r11
-    je     94d3f
+    je     94adf
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x82678(%rip),%xmm5
+    addsd  -0x82358(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x8254c(%rip),%xmm5
+    mulsd  -0x8222c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     94aa9
+    je     94849
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94e30
+    jp     94bd0
     ucomisd %xmm3,%xmm3
-    jp     94de0
+    jp     94b80
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94d89
+    jb     94b29
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94da0
+    ja     94b40
     ucomisd %xmm6,%xmm3
-    jb     94de0
+    jb     94b80
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94de0
+    jbe    94b80
     cmp    %r11,%r14
-    je     94de0
+    je     94b80
     test   %r11,%r11
-    je     94dd9
+    je     94b79
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x82712(%rip),%xmm4
+    addsd  -0x823f2(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x825e6(%rip),%xmm4
+    mulsd  -0x822c6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94e3d
+    jne    94bdd
     movapd %xmm7,%xmm4
-    jmp    94b55
-    movsd  -0x825ae(%rip),%xmm3
+    jmp    948f5
+    movsd  -0x8228e(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94aa9
-    jmp    94c1b
-    movsd  -0x825c4(%rip),%xmm4
+    je     94849
+    jmp    949bb
+    movsd  -0x822a4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    94cb5
+    jne    94a55
 # innermost loop 7: 51 instructions, 2 multiplies, 25.50 instructions/element, bounds-check branch in loop: no
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94e30
+    jp     94bd0
     ucomisd %xmm3,%xmm3
-    jp     94de0
+    jp     94b80
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94d89
+    jb     94b29
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94da0
+    ja     94b40
     ucomisd %xmm6,%xmm3
-    jb     94de0
+    jb     94b80
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94de0
+    jbe    94b80
     cmp    %r11,%r14
-    je     94de0
+    je     94b80
     test   %r11,%r11
-    je     94dd9
+    je     94b79
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x82712(%rip),%xmm4
+    addsd  -0x823f2(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x825e6(%rip),%xmm4
+    mulsd  -0x822c6(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94e3d
+    jne    94bdd
     movapd %xmm7,%xmm4
-    jmp    94b55
-    movsd  -0x825ae(%rip),%xmm3
+    jmp    948f5
+    movsd  -0x8228e(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94aa9
-    jmp    94c1b
-    movsd  -0x825c4(%rip),%xmm4
+    je     94849
+    jmp    949bb
+    movsd  -0x822a4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    94cb5
-    jmp    94b55
-    movsd  -0x825da(%rip),%xmm3
+    jne    94a55
+    jmp    948f5
+    movsd  -0x822ba(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     94aa9
-    jmp    94d4f
+    je     94849
+    jmp    94aef

@@ -6,7 +6,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r11
-    jne    91f10
+    jne    91cb0
 # innermost loop 2: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r10),%xmm2
     mulsd  %xmm0,%xmm2
@@ -26,7 +26,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r9,%r10
-    jne    91f40
+    jne    91ce0
 # innermost loop 3: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r10),%xmm2
     mulsd  %xmm0,%xmm2
@@ -34,7 +34,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r11
-    jne    92100
+    jne    91ea0
 # innermost loop 4: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r10),%xmm2
     mulsd  %xmm0,%xmm2
@@ -54,7 +54,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r9,%r10
-    jne    92130
+    jne    91ed0
 # innermost loop 5: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -62,7 +62,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %rcx
-    jne    922f0
+    jne    92090
 # innermost loop 6: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -82,7 +82,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r10,%r11
-    jne    92320
+    jne    920c0
 # innermost loop 7: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -90,7 +90,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %rcx
-    jne    92510
+    jne    922b0
 # innermost loop 8: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -110,7 +110,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r10,%r11
-    jne    92540
+    jne    922e0
 # innermost loop 9: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -118,7 +118,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %rbp
-    jne    92720
+    jne    924c0
 # innermost loop 10: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -138,7 +138,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rcx,%r11
-    jne    92750
+    jne    924f0
 # innermost loop 11: 13 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movupd -0x10(%rdi,%r9,8),%xmm0
     movupd (%rdi,%r9,8),%xmm1
@@ -152,7 +152,7 @@
     movupd %xmm3,(%r8,%r9,8)
     add    $0x4,%r9
     cmp    %r9,%rcx
-    jne    92930
+    jne    926d0
 # innermost loop 12: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movsd  (%r14,%rcx,8),%xmm0
     addsd  %xmm0,%xmm0
@@ -160,7 +160,7 @@
     movsd  %xmm0,(%r14,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbx
-    jne    92980
+    jne    92720
 # innermost loop 13: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -168,7 +168,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r15
-    jne    92af0
+    jne    92890
 # innermost loop 14: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -188,7 +188,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rbp,%r11
-    jne    92b20
+    jne    928c0
 # innermost loop 15: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  0x0(%rbp),%xmm2
     mulsd  %xmm0,%xmm2
@@ -196,7 +196,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r15
-    jne    92cd0
+    jne    92a70
 # innermost loop 16: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  0x0(%rbp),%xmm2
     mulsd  %xmm0,%xmm2
@@ -216,4 +216,4 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r11,%rbp
-    jne    92d00
+    jne    92aa0

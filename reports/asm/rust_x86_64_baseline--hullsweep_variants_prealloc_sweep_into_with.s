@@ -12,7 +12,7 @@
     movupd %xmm3,(%rax,%rsi,8)
     add    $0x4,%rsi
     cmp    %rsi,%rcx
-    jne    93d10
+    jne    93ab0
 # innermost loop 2: 8 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     mov    0x8(%rsp),%rax
     movsd  (%rax,%rcx,8),%xmm0
@@ -21,4 +21,4 @@
     movsd  %xmm0,(%rax,%rcx,8)
     inc    %rcx
     cmp    %rcx,%r13
-    jne    93d60
+    jne    93b00

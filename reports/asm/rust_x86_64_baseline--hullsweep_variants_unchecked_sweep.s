@@ -12,7 +12,7 @@
     movupd %xmm1,0x10(%rbx,%rdx,1)
     add    $0x20,%rdx
     cmp    %rdx,%rsi
-    jne    97700
+    jne    8fa40
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movsd  (%rax,%rdx,8),%xmm0
     addsd  %xmm0,%xmm0
@@ -20,4 +20,4 @@
     movsd  %xmm0,(%rbx,%rdx,8)
     inc    %rdx
     cmp    %rdx,%r14
-    jne    97750
+    jne    8fa90
