@@ -2,7 +2,7 @@
 //! A bad frame, a panic or a dropped client only ever ends its own connection.
 
 use crate::protocol::{self, BodyBuf, Frame, FrameError, Request};
-use hullsweep_kernel::{DEFAULT_FEE_PCT, validate_close};
+use hullsweep_kernel::{DEFAULT_FEE_PCT, ValidClose, ValidSeries};
 use hullsweep_variants::{Threads, Variant};
 use std::collections::HashMap;
 use std::fmt;
@@ -133,7 +133,8 @@ impl Shared {
 /// without dropping its series leaks nothing; their bytes count against the shared limit.
 struct Session<'a> {
     shared: &'a Shared,
-    series: HashMap<u64, Vec<f64>>,
+    /// Validated once at load, so a sweep by id does not scan the bars again.
+    series: HashMap<u64, ValidSeries>,
     next_id: u64,
     held: u64,
 }
@@ -150,14 +151,14 @@ impl Session<'_> {
     /// Runs a sweep; a panic in a kernel becomes an error frame instead of a dead thread.
     fn sweep(
         &self,
-        close: &[f64],
+        close: ValidClose<'_>,
         params: &[hullsweep_kernel::Combo],
         timed: bool,
     ) -> Result<Vec<u8>, String> {
         let c = &self.shared.config;
         let start = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            c.variant.sweep(close, params, c.fee_pct, c.threads)
+            c.variant.sweep_valid(close, params, c.fee_pct, c.threads)
         }))
         .map_err(|_| format!("internal error: variant {} panicked", c.variant.name()))?
         .map_err(|e| e.to_string())?;
@@ -166,8 +167,8 @@ impl Session<'_> {
     }
 
     fn load(&mut self, close: &[f64]) -> Result<Vec<u8>, String> {
-        validate_close(close).map_err(|e| e.to_string())?;
-        let bytes = 8 * close.len() as u64;
+        let close = ValidClose::new(close).map_err(|e| e.to_string())?;
+        let bytes = 8 * close.bars().len() as u64;
         let max = self.shared.config.max_loaded_bytes;
         self.shared
             .loaded_bytes
@@ -183,7 +184,7 @@ impl Session<'_> {
         self.held += bytes;
         let id = self.next_id;
         self.next_id += 1;
-        self.series.insert(id, close.to_vec());
+        self.series.insert(id, close.to_series());
         Ok(protocol::encode_reply(&id.to_le_bytes()))
     }
 
@@ -197,7 +198,10 @@ impl Session<'_> {
                 close,
                 params,
                 timed,
-            } => self.sweep(&close, &params, timed),
+            } => {
+                let close = ValidClose::new(&close).map_err(|e| e.to_string())?;
+                self.sweep(close, &params, timed)
+            }
             Request::Echo { close } => {
                 // Not reached from `serve_connection`, which writes echoes without a copy.
                 let mut body = Vec::with_capacity(8 * close.len());
@@ -206,12 +210,12 @@ impl Session<'_> {
             }
             Request::Load { close } => self.load(&close),
             Request::SweepLoaded { id, params, timed } => {
-                let close = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
-                self.sweep(close, &params, timed)
+                let series = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
+                self.sweep(series.view(), &params, timed)
             }
             Request::Drop { id } => {
                 let close = self.series.remove(&id).ok_or_else(|| Self::unknown(id))?;
-                let bytes = 8 * close.len() as u64;
+                let bytes = 8 * close.bars().len() as u64;
                 self.held -= bytes;
                 self.shared.loaded_bytes.fetch_sub(bytes, Ordering::SeqCst);
                 Ok(protocol::encode_reply(&[]))

@@ -2,7 +2,9 @@
 //! bounds and drop the checks. Same arithmetic in the same order as the reference, so bit-identical.
 
 use crate::Threads;
-use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
 
 /// WMA with the reference's summation order and the same exact weights `(k + 1) as f64`, taken
 /// from a slice built once per pass: zipping two slices leaves the optimiser nothing to check or
@@ -87,14 +89,15 @@ fn run_combo(close: &[f64], combo: &Combo, fee_pct: f64) -> (f64, i64) {
     )
 }
 
-/// Sweeps every combo, after validating the inputs.
+/// Sweeps every combo, after validating the params and fee (the series comes validated).
 pub fn sweep(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    validate(close, params, fee_pct)?;
+    validate_params_and_fee(params, fee_pct)?;
+    let close = close.bars();
     let (pnl, trades) = params
         .iter()
         .map(|combo| run_combo(close, combo, fee_pct))

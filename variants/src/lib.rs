@@ -1,7 +1,7 @@
 //! Implementations of the hullsweep kernel, all behind one signature and one [`Variant`] enum.
 //! Tests, benches and the lab iterate over [`Variant::ALL`], so a new variant is one module and one line.
 
-use hullsweep_kernel::{Combo, KernelError, SweepResult};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 
 pub mod checked;
 pub mod prealloc;
@@ -18,21 +18,22 @@ pub enum Threads {
     Fixed(usize),
 }
 
-/// The one signature every variant implements.
+/// The one signature every variant implements. The series arrives validated (see
+/// [`Variant::sweep_valid`]); each variant still checks the params and the fee.
 pub type SweepFn = fn(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
 ) -> Result<SweepResult, KernelError>;
 
 fn reference(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    hullsweep_kernel::sweep(close, params, fee_pct)
+    hullsweep_kernel::sweep_valid(close, params, fee_pct)
 }
 
 macro_rules! variants {
@@ -98,6 +99,18 @@ impl Variant {
     pub fn sweep(
         self,
         close: &[f64],
+        params: &[Combo],
+        fee_pct: f64,
+        threads: Threads,
+    ) -> Result<SweepResult, KernelError> {
+        self.sweep_valid(ValidClose::new(close)?, params, fee_pct, threads)
+    }
+
+    /// Runs the sweep over a series validated earlier (a loaded series in a service is scanned
+    /// once at load, not on every call); the params and fee are validated here.
+    pub fn sweep_valid(
+        self,
+        close: ValidClose<'_>,
         params: &[Combo],
         fee_pct: f64,
         threads: Threads,

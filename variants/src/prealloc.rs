@@ -5,7 +5,9 @@
 //! which plug in their own WMA kernel.
 
 use crate::Threads;
-use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
 use std::ops::Range;
 
 /// Buffers of `n_bars` each that one combo needs.
@@ -249,12 +251,19 @@ pub fn sweep_into(
     scratch: &mut Scratch,
     out: &mut SweepResult,
 ) -> Result<(), KernelError> {
-    sweep_into_with(close, params, fee_pct, scratch, out, wma_range_into)
+    sweep_into_with(
+        ValidClose::new(close)?,
+        params,
+        fee_pct,
+        scratch,
+        out,
+        wma_range_into,
+    )
 }
 
 /// [`sweep_into`] with a pluggable WMA kernel (the SIMD variant passes its own).
 pub(crate) fn sweep_into_with<F>(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     scratch: &mut Scratch,
@@ -264,7 +273,8 @@ pub(crate) fn sweep_into_with<F>(
 where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
 {
-    validate(close, params, fee_pct)?;
+    validate_params_and_fee(params, fee_pct)?;
+    let close = close.bars();
     scratch.reserve(close.len());
     out.pnl.resize(params.len(), 0.0);
     out.trades.resize(params.len(), 0);
@@ -276,14 +286,21 @@ where
 
 /// The [`SweepFn`](crate::SweepFn) entry: one scratch and one result for the whole sweep.
 pub fn sweep(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    validate(close, params, fee_pct)?;
-    let mut scratch = Scratch::new(close.len());
+    validate_params_and_fee(params, fee_pct)?;
+    let mut scratch = Scratch::new(close.bars().len());
     let mut out = SweepResult::zeroed(params.len());
-    sweep_into(close, params, fee_pct, &mut scratch, &mut out)?;
+    sweep_into_with(
+        close,
+        params,
+        fee_pct,
+        &mut scratch,
+        &mut out,
+        wma_range_into,
+    )?;
     Ok(out)
 }

@@ -8,7 +8,9 @@ use crate::Threads;
 use crate::prealloc::{Scratch, run_combo_with};
 use crate::simd::WmaKernel;
 use ::rayon::{ThreadPool, ThreadPoolBuilder};
-use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -43,17 +45,17 @@ fn pool(workers: usize) -> Option<Arc<ThreadPool>> {
     Some(p)
 }
 
-/// Sweeps on `threads` workers, after validating the inputs.
+/// Sweeps on `threads` workers, after validating the params and fee (the series comes validated).
 ///
 /// If the OS refuses to start the pool, the sweep runs on the calling thread instead: same
 /// results, only slower.
 pub fn sweep(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
 ) -> Result<SweepResult, KernelError> {
-    validate(close, params, fee_pct)?;
+    validate_params_and_fee(params, fee_pct)?;
     let kernel = WmaKernel::best();
     let workers = thread_count(threads).min(params.len().max(1));
     // A single combo cannot be split; neither can a pool the OS refuses to start.
@@ -63,8 +65,9 @@ pub fn sweep(
         None
     };
     let Some(pool) = pool else {
-        return crate::simd::sweep_with(kernel, close, params, fee_pct);
+        return crate::simd::sweep_valid_with(kernel, close, params, fee_pct);
     };
+    let close = close.bars();
 
     let mut order: Vec<usize> = (0..params.len()).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(combo_cost(&params[k], close.len())));

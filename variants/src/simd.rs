@@ -8,7 +8,7 @@
 
 use crate::Threads;
 use crate::prealloc::{Scratch, sweep_into_with};
-use hullsweep_kernel::{Combo, KernelError, SweepResult, validate};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee};
 use std::ops::Range;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -377,10 +377,27 @@ pub fn sweep_with(
     params: &[Combo],
     fee_pct: f64,
 ) -> Result<SweepResult, KernelError> {
-    validate(close, params, fee_pct)?;
-    let mut scratch = Scratch::new(close.len());
+    sweep_valid_with(kernel, ValidClose::new(close)?, params, fee_pct)
+}
+
+/// [`sweep_with`] over a series validated earlier.
+pub fn sweep_valid_with(
+    kernel: WmaKernel,
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+) -> Result<SweepResult, KernelError> {
+    validate_params_and_fee(params, fee_pct)?;
+    let mut scratch = Scratch::new(close.bars().len());
     let mut out = SweepResult::zeroed(params.len());
-    sweep_into(kernel, close, params, fee_pct, &mut scratch, &mut out)?;
+    sweep_into_with(
+        close,
+        params,
+        fee_pct,
+        &mut scratch,
+        &mut out,
+        move |x, w, o, r| kernel.wma_range(x, w, o, r),
+    )?;
     Ok(out)
 }
 
@@ -393,6 +410,7 @@ pub fn sweep_into(
     scratch: &mut Scratch,
     out: &mut SweepResult,
 ) -> Result<(), KernelError> {
+    let close = ValidClose::new(close)?;
     sweep_into_with(close, params, fee_pct, scratch, out, move |x, w, o, r| {
         kernel.wma_range(x, w, o, r)
     })
@@ -400,10 +418,10 @@ pub fn sweep_into(
 
 /// The [`SweepFn`](crate::SweepFn) entry: the best tier for this CPU, single thread.
 pub fn sweep(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    sweep_with(WmaKernel::best(), close, params, fee_pct)
+    sweep_valid_with(WmaKernel::best(), close, params, fee_pct)
 }

@@ -2,7 +2,9 @@
 //! Inputs are validated once at the entry; the loops' index arithmetic is what keeps them in bounds.
 
 use crate::Threads;
-use hullsweep_kernel::{Combo, KernelError, SweepResult, validate, window};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
 
 /// WMA in the reference's order, without bounds checks.
 pub fn wma(x: &[f64], w: usize) -> Vec<f64> {
@@ -105,14 +107,17 @@ fn run_combo(close: &[f64], combo: &Combo, fee_pct: f64) -> (f64, i64) {
     unsafe { backtest(close, &h, &h3, fee_pct) }
 }
 
-/// Sweeps every combo, after validating the inputs.
+/// Sweeps every combo, after validating the params and fee (the series comes validated).
 pub fn sweep(
-    close: &[f64],
+    close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    validate(close, params, fee_pct)?;
+    // The windows are what keep the unchecked loops in bounds, so they are checked here even
+    // when the series was validated earlier.
+    validate_params_and_fee(params, fee_pct)?;
+    let close = close.bars();
     let mut result = SweepResult::zeroed(params.len());
     for ((combo, pnl), trades) in params.iter().zip(&mut result.pnl).zip(&mut result.trades) {
         (*pnl, *trades) = run_combo(close, combo, fee_pct);

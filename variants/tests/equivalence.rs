@@ -285,3 +285,30 @@ fn tile_boundaries_with_nans_flats_and_long_windows() {
     let want = assert_all_identical("tiles", &close, &params, 0.09);
     assert!(want.trades.iter().any(|&t| t > 0));
 }
+
+#[test]
+fn a_series_validated_once_sweeps_like_a_fresh_one_and_params_are_still_checked() {
+    let close = noisy(600, 4);
+    let series = hullsweep_kernel::ValidSeries::new(close.clone()).unwrap();
+    let params = edge_params(close.len());
+    let bad_params: Vec<Combo> = vec![[3, 2, 1, 3, 2, 1], [3, 2, 1, 3, 0, 1]];
+    for &v in Variant::ALL {
+        for threads in [Threads::Fixed(1), Threads::Fixed(2)] {
+            let fresh = v.sweep(&close, &params, 0.09, threads).unwrap();
+            let valid = v
+                .sweep_valid(series.view(), &params, 0.09, threads)
+                .unwrap();
+            assert_eq!(fresh, valid, "{}", v.name());
+            let want = v.sweep(&close, &bad_params, 0.09, threads).unwrap_err();
+            let got = v.sweep_valid(series.view(), &bad_params, 0.09, threads);
+            assert_eq!(got.unwrap_err(), want, "{}", v.name());
+            assert!(
+                v.sweep_valid(series.view(), &params, f64::NAN, threads)
+                    .is_err()
+            );
+        }
+    }
+    let mut bad = close;
+    bad[599] = 0.0;
+    assert!(hullsweep_kernel::ValidSeries::new(bad).is_err());
+}
