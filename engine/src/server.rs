@@ -129,6 +129,12 @@ impl Shared {
     }
 }
 
+/// The series of a sweep request: sent with it (validated per call) or loaded earlier (already valid).
+enum Series<'a> {
+    Sent(&'a [f64]),
+    Loaded(ValidClose<'a>),
+}
+
 /// One connection's loaded series. They die with the connection, so a client that vanishes
 /// without dropping its series leaks nothing; their bytes count against the shared limit.
 struct Session<'a> {
@@ -149,15 +155,20 @@ impl Drop for Session<'_> {
 
 impl Session<'_> {
     /// Runs a sweep; a panic in a kernel becomes an error frame instead of a dead thread.
+    /// The time reported by the timed opcodes covers validation and kernel, as in-process.
     fn sweep(
         &self,
-        close: ValidClose<'_>,
+        close: Series<'_>,
         params: &[hullsweep_kernel::Combo],
         timed: bool,
     ) -> Result<Vec<u8>, String> {
         let c = &self.shared.config;
         let start = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
+            let close = match close {
+                Series::Sent(bars) => ValidClose::new(bars)?,
+                Series::Loaded(valid) => valid,
+            };
             c.variant.sweep_valid(close, params, c.fee_pct, c.threads)
         }))
         .map_err(|_| format!("internal error: variant {} panicked", c.variant.name()))?
@@ -198,10 +209,7 @@ impl Session<'_> {
                 close,
                 params,
                 timed,
-            } => {
-                let close = ValidClose::new(&close).map_err(|e| e.to_string())?;
-                self.sweep(close, &params, timed)
-            }
+            } => self.sweep(Series::Sent(&close), &params, timed),
             Request::Echo { close } => {
                 // Not reached from `serve_connection`, which writes echoes without a copy.
                 let mut body = Vec::with_capacity(8 * close.len());
@@ -211,7 +219,7 @@ impl Session<'_> {
             Request::Load { close } => self.load(&close),
             Request::SweepLoaded { id, params, timed } => {
                 let series = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
-                self.sweep(series.view(), &params, timed)
+                self.sweep(Series::Loaded(series.view()), &params, timed)
             }
             Request::Drop { id } => {
                 let close = self.series.remove(&id).ok_or_else(|| Self::unknown(id))?;
