@@ -26,13 +26,13 @@
     jp .LBB0_2
     vucomisd %xmm8, %xmm1
     jb .LBB0_8
-    vucomisd %xmm1, %xmm7
     movl $1, %ebx
+    vucomisd %xmm1, %xmm7
     ja .LBB0_10
     vucomisd %xmm1, %xmm8
     jb .LBB0_2
-    vucomisd %xmm7, %xmm1
     movq $-1, %rbx
+    vucomisd %xmm7, %xmm1
     jbe .LBB0_2
     cmpq %r14, %rbx
     je .LBB0_2
@@ -42,13 +42,13 @@
     jne .LBB0_13
     jnp .LBB0_21
     vmovsd (%r10,%r11,8), %xmm8
-    vcvtsi2sd %r14, %xmm15, %xmm9
-    incq %rdx
     vdivsd %xmm6, %xmm8, %xmm6
+    vcvtsi2sd %r14, %xmm15, %xmm9
     vaddsd %xmm4, %xmm6, %xmm6
     vmulsd %xmm6, %xmm9, %xmm6
     vmulsd %xmm5, %xmm6, %xmm6
     vsubsd %xmm0, %xmm6, %xmm6
     vaddsd %xmm6, %xmm2, %xmm2
+    incq %rdx
     vmovapd %xmm8, %xmm6
     jmp .LBB0_3

@@ -3,87 +3,87 @@
     mov    %rbx,%r12
     cmp    %rcx,%r11
     mov    %rcx,%r14
-    mov    %r12,%rbx
-    mov    %r9,%r15
-    vmovapd %xmm6,%xmm7
-    mov    %r11,%r10
-    mov    %rsi,%r12
     cmova  %r11,%r14
     cmp    %r9,%r11
+    mov    %r9,%r15
     cmova  %r11,%r15
+    mov    %r12,%rbx
+    vmovapd %xmm6,%xmm7
+    mov    %r11,%r10
     cmp    %rsi,%r11
+    mov    %rsi,%r12
     cmova  %r11,%r12
-    jae    8b26f
+    jae    8866f
     cmp    %rcx,%r10
-    jae    8b298
+    jae    88698
     cmp    %r9,%r10
-    jae    8b282
-    vmovsd (%rdx,%r10,8),%xmm6
+    jae    88682
     lea    0x1(%r10),%r11
+    vmovsd (%rdx,%r10,8),%xmm6
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     8b240
+    jp     88640
     vucomisd %xmm7,%xmm7
-    jp     8b170
+    jp     88570
 # innermost loop 2: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
     mov    %rcx,%r14
-    mov    %r12,%rbx
-    mov    %r9,%r15
-    vmovapd %xmm6,%xmm7
-    mov    %r11,%r10
-    mov    %rsi,%r12
     cmova  %r11,%r14
     cmp    %r9,%r11
+    mov    %r9,%r15
     cmova  %r11,%r15
+    mov    %r12,%rbx
+    vmovapd %xmm6,%xmm7
+    mov    %r11,%r10
     cmp    %rsi,%r11
+    mov    %rsi,%r12
     cmova  %r11,%r12
-    jae    8b26f
+    jae    8866f
     cmp    %rcx,%r10
-    jae    8b298
+    jae    88698
     cmp    %r9,%r10
-    jae    8b282
-    vmovsd (%rdx,%r10,8),%xmm6
+    jae    88682
     lea    0x1(%r10),%r11
+    vmovsd (%rdx,%r10,8),%xmm6
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     8b240
+    jp     88640
     vucomisd %xmm7,%xmm7
-    jp     8b170
+    jp     88570
     vucomisd %xmm7,%xmm2
-    jb     8b1e1
-    vucomisd %xmm2,%xmm6
+    jb     885e1
     mov    $0x1,%r12d
-    ja     8b1f8
+    vucomisd %xmm2,%xmm6
+    ja     885f8
     vucomisd %xmm2,%xmm7
-    jb     8b170
-    vucomisd %xmm6,%xmm2
+    jb     88570
     mov    $0xffffffffffffffff,%r12
-    jbe    8b170
+    vucomisd %xmm6,%xmm2
+    jbe    88570
     cmp    %rbx,%r12
-    je     8b170
+    je     88570
     test   %rbx,%rbx
-    je     8b235
-    vmovsd (%rdi,%r10,8),%xmm8
+    je     88635
     vcvtsi2sd %rbx,%xmm15,%xmm7
-    inc    %rax
+    vmovsd (%rdi,%r10,8),%xmm8
     vdivsd %xmm5,%xmm8,%xmm5
     vaddsd %xmm3,%xmm5,%xmm5
     vmulsd %xmm7,%xmm5,%xmm5
     vmulsd %xmm4,%xmm5,%xmm5
     vsubsd %xmm0,%xmm5,%xmm5
     vaddsd %xmm5,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm8,%xmm5
-    jmp    8b173
+    jmp    88573
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %r11,%r12
-    je     8b26f
+    je     8866f
     cmp    %r11,%r14
-    je     8b295
+    je     88695
     cmp    %r11,%r15
-    je     8b27f
+    je     8867f
     vmovsd (%rdx,%r11,8),%xmm6
     vsubsd (%r8,%r11,8),%xmm6,%xmm6
     inc    %r11
     vucomisd %xmm6,%xmm6
-    jp     8b240
+    jp     88640

@@ -2,50 +2,50 @@
 # innermost loop 1: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: YES
     cmp    %rsi,%r9
     mov    %rsi,%r11
-    mov    %rbp,%r10
-    mov    %rcx,%r13
-    vmovapd %xmm4,%xmm5
-    mov    %r9,%rax
-    mov    %rbx,%rbp
     cmova  %r9,%r11
     cmp    %rcx,%r9
+    mov    %rcx,%r13
     cmova  %r9,%r13
+    mov    %rbp,%r10
+    vmovapd %xmm4,%xmm5
+    mov    %r9,%rax
     cmp    %rbx,%r9
+    mov    %rbx,%rbp
     cmova  %r9,%rbp
-    jae    af44d
+    jae    abdc0
     cmp    %rsi,%rax
-    jae    af4ae
+    jae    abe21
     cmp    %rcx,%rax
-    jae    af4a3
-    vmovsd (%r15,%rax,8),%xmm4
+    jae    abe16
     lea    0x1(%rax),%r9
+    vmovsd (%r15,%rax,8),%xmm4
     vsubsd (%rdi,%rax,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     af410
+    jp     abd80
     vucomisd %xmm5,%xmm5
-    jp     af340
+    jp     abcb0
     vucomisd %xmm5,%xmm8
-    jb     af3b0
-    vucomisd %xmm8,%xmm4
+    jb     abd20
     mov    $0x1,%ebp
-    ja     af3c8
+    vucomisd %xmm8,%xmm4
+    ja     abd38
     vucomisd %xmm8,%xmm5
-    jb     af340
-    vucomisd %xmm4,%xmm8
+    jb     abcb0
     mov    $0xffffffffffffffff,%rbp
-    jbe    af340
+    vucomisd %xmm4,%xmm8
+    jbe    abcb0
     cmp    %r10,%rbp
-    je     af340
+    je     abcb0
     test   %r10,%r10
-    je     af405
-    vmovsd (%r14,%rax,8),%xmm6
+    je     abd75
     vcvtsi2sd %r10,%xmm15,%xmm5
-    inc    %r12
+    vmovsd (%r14,%rax,8),%xmm6
     vdivsd %xmm3,%xmm6,%xmm3
     vaddsd %xmm1,%xmm3,%xmm3
     vmulsd %xmm5,%xmm3,%xmm3
     vmulsd %xmm2,%xmm3,%xmm3
     vsubsd %xmm7,%xmm3,%xmm3
     vaddsd %xmm3,%xmm0,%xmm0
+    inc    %r12
     vmovapd %xmm6,%xmm3
-    jmp    af343
+    jmp    abcb3

@@ -1,82 +1,50 @@
 # rust target-cpu=native — hullsweep_profiling::kernels::wma_numba_shape
-# innermost loop 1: 68 instructions, 8 multiplies, 8.50 instructions/element, bounds-check branch in loop: no
-    lea    -0x4(%r10,%r11,1),%r15
+# innermost loop 1: 36 instructions, 4 multiplies, 9.00 instructions/element, bounds-check branch in loop: no
+    lea    -0x1(%r11),%r14
     lea    (%r10,%r11,1),%rbx
-    lea    -0x3(%r11),%r14
-    vcvtsi2sd %r14,%xmm15,%xmm2
-    lea    -0x2(%r11),%r14
+    lea    -0x2(%r10,%r11,1),%r15
     sar    $0x3f,%r15
     and    %rsi,%r15
     add    %rbx,%r15
-    vmulsd -0x20(%rdi,%r15,8),%xmm2,%xmm2
-    lea    -0x3(%r10,%r11,1),%r15
-    sar    $0x3f,%r15
-    and    %rsi,%r15
-    add    %rbx,%r15
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r14,%xmm15,%xmm2
-    vmulsd -0x18(%rdi,%r15,8),%xmm2,%xmm2
-    lea    -0x2(%r10,%r11,1),%r14
-    lea    -0x1(%r11),%r15
+    vmulsd -0x10(%rdi,%r15,8),%xmm2,%xmm2
+    lea    -0x1(%r10,%r11,1),%r14
     sar    $0x3f,%r14
     and    %rsi,%r14
     add    %rbx,%r14
+    vcvtsi2sd %r11,%xmm15,%xmm3
+    vmulsd -0x8(%rdi,%r14,8),%xmm3,%xmm3
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r15,%xmm15,%xmm2
-    vmulsd -0x10(%rdi,%r14,8),%xmm2,%xmm2
-    lea    -0x1(%r10,%r11,1),%r14
+    vaddsd %xmm3,%xmm1,%xmm1
+    lea    0x1(%r11),%r14
     mov    %rbx,%r15
     sar    $0x3f,%r15
     and    %rsi,%r15
-    sar    $0x3f,%r14
     add    %rbx,%r15
-    and    %rsi,%r14
-    add    %rbx,%r14
-    vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r11,%xmm15,%xmm2
-    vmulsd -0x8(%rdi,%r14,8),%xmm2,%xmm2
-    lea    0x1(%r11),%r14
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd (%rdi,%r15,8),%xmm2,%xmm2
-    lea    0x1(%r10,%r11,1),%r15
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x2(%r11),%r14
+    lea    0x1(%r10,%r11,1),%r15
     sar    $0x3f,%r15
     and    %rsi,%r15
     add    %rbx,%r15
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd 0x8(%rdi,%r15,8),%xmm2,%xmm2
-    lea    0x2(%r10,%r11,1),%r15
-    lea    0x3(%r11),%r14
-    sar    $0x3f,%r15
-    and    %rsi,%r15
-    add    %rbx,%r15
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r14,%xmm15,%xmm2
-    vmulsd 0x10(%rdi,%r15,8),%xmm2,%xmm2
-    lea    0x3(%r10,%r11,1),%r14
-    lea    0x4(%r11),%r15
-    sar    $0x3f,%r14
-    and    %rsi,%r14
-    add    %rbx,%r14
-    lea    0x8(%r9,%r11,1),%rbx
-    add    $0x8,%r11
-    vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r15,%xmm15,%xmm2
-    vmulsd 0x18(%rdi,%r14,8),%xmm2,%xmm2
-    vaddsd %xmm2,%xmm1,%xmm1
-    cmp    $0x4,%rbx
-    jne    8f760
+    lea    0x4(%r9,%r11,1),%rbx
+    add    $0x4,%r11
+    cmp    $0x2,%rbx
+    jne    8c720
 # innermost loop 2: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: no
     mov    %rbx,%r15
     sar    $0x3f,%r15
-    vcvtsi2sd %r11,%xmm15,%xmm2
-    inc    %r11
     and    %rsi,%r15
     add    %rbx,%r15
-    inc    %rbx
-    dec    %r14
+    vcvtsi2sd %r11,%xmm15,%xmm2
     vmulsd (%rdi,%r15,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
-    jne    8f8a0
+    inc    %rbx
+    inc    %r11
+    dec    %r14
+    jne    8c7e0

@@ -1,47 +1,47 @@
 # rust target-cpu=native — hullsweep_profiling::kernels::wma_subslice
 # innermost loop 1: 37 instructions, 8 multiplies, 4.62 instructions/element, bounds-check branch in loop: no
     lea    -0x3(%rbx),%r14
-    vcvtsi2sd %rbx,%xmm15,%xmm3
-    lea    0x8(%rdx,%rbx,1),%r15
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd -0x20(%r10,%rbx,8),%xmm2,%xmm2
-    lea    -0x2(%rbx),%r14
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    -0x2(%rbx),%r14
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd -0x18(%r10,%rbx,8),%xmm2,%xmm2
-    lea    -0x1(%rbx),%r14
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    -0x1(%rbx),%r14
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd -0x10(%r10,%rbx,8),%xmm2,%xmm2
+    vcvtsi2sd %rbx,%xmm15,%xmm3
+    vmulsd -0x8(%r10,%rbx,8),%xmm3,%xmm3
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x1(%rbx),%r14
-    vaddsd %xmm2,%xmm1,%xmm1
-    vmulsd -0x8(%r10,%rbx,8),%xmm3,%xmm2
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd (%r10,%rbx,8),%xmm2,%xmm2
-    mov    %r11,%r14
-    lea    0x2(%rbx),%r11
+    vaddsd %xmm3,%xmm1,%xmm1
+    lea    0x2(%rbx),%r14
+    vcvtsi2sd %r14,%xmm15,%xmm3
+    vmulsd 0x8(%r10,%rbx,8),%xmm3,%xmm3
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r11,%xmm15,%xmm2
-    vmulsd 0x8(%r10,%rbx,8),%xmm2,%xmm2
-    lea    0x3(%rbx),%r11
-    vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r11,%xmm15,%xmm2
+    lea    0x3(%rbx),%r14
+    vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd 0x10(%r10,%rbx,8),%xmm2,%xmm2
-    lea    0x4(%rbx),%r11
+    vaddsd %xmm3,%xmm1,%xmm1
+    lea    0x4(%rbx),%r14
+    vcvtsi2sd %r14,%xmm15,%xmm3
+    vmulsd 0x18(%r10,%rbx,8),%xmm3,%xmm3
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r11,%xmm15,%xmm2
-    vmulsd 0x18(%r10,%rbx,8),%xmm2,%xmm2
+    mov    %r11,%r14
+    vaddsd %xmm3,%xmm1,%xmm1
+    lea    0x8(%rdx,%rbx,1),%r15
     lea    0x20(%r10,%rbx,8),%r11
     add    $0x8,%rbx
-    vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r15
-    jne    8efb0
+    jne    8bfa0
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     lea    (%rbx,%r14,1),%r15
     vcvtsi2sd %r15,%xmm15,%xmm2
     vmulsd (%r11,%r14,8),%xmm2,%xmm2
-    inc    %r14
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %r14
     cmp    %r14,%r8
-    jne    8f080
+    jne    8c070

@@ -5,41 +5,41 @@
     vmulsd -0x20(%r10,%rbx,8),%xmm2,%xmm2
     lea    -0x2(%rbx),%r14
     vcvtsi2sd %r14,%xmm15,%xmm3
-    lea    -0x1(%rbx),%r14
     vaddsd %xmm2,%xmm1,%xmm1
     vmulsd -0x18(%r10,%rbx,8),%xmm3,%xmm2
+    lea    -0x1(%rbx),%r14
+    vcvtsi2sd %r14,%xmm15,%xmm3
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r14,%xmm15,%xmm2
-    vmulsd -0x10(%r10,%rbx,8),%xmm2,%xmm2
-    lea    0x1(%rbx),%r14
+    vmulsd -0x10(%r10,%rbx,8),%xmm3,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %rbx,%xmm15,%xmm2
     vmulsd -0x8(%r10,%rbx,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    0x1(%rbx),%r14
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd (%r10,%rbx,8),%xmm2,%xmm2
-    lea    0x2(%rbx),%r14
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    0x2(%rbx),%r14
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd 0x8(%r10,%rbx,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x3(%rbx),%r14
-    vcvtsi2sd %r14,%xmm15,%xmm3
+    vcvtsi2sd %r14,%xmm15,%xmm2
+    vmulsd 0x10(%r10,%rbx,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x4(%rbx),%r14
-    vaddsd %xmm2,%xmm1,%xmm1
-    vmulsd 0x10(%r10,%rbx,8),%xmm3,%xmm2
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r14,%xmm15,%xmm2
     vmulsd 0x18(%r10,%rbx,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x8(%rdx,%rbx,1),%r14
     add    $0x8,%rbx
-    vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r14
-    jne    8f210
+    jne    8c200
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %rbx,%xmm15,%xmm2
     vmulsd (%rdi,%r14,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     inc    %r14
     inc    %rbx
     dec    %r15
-    vaddsd %xmm2,%xmm1,%xmm1
-    jne    8f2e0
+    jne    8c2d0

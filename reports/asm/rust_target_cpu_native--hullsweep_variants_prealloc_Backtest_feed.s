@@ -2,678 +2,678 @@
 # innermost loop 1: 194 instructions, 12 multiplies, 16.17 instructions/element, bounds-check branch in loop: no
     vextractf128 $0x1,%ymm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9b662
+    jp     98b62
     vucomisd %xmm8,%xmm8
-    jp     9b382
+    jp     98882
     vmovsd 0x10(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9b369
-    vucomisd %xmm5,%xmm11
+    jb     98869
     mov    $0x1,%r12d
-    ja     9b37d
+    vucomisd %xmm5,%xmm11
+    ja     9887d
     vucomisd %xmm5,%xmm8
-    jb     9b382
-    vucomisd %xmm11,%xmm5
+    jb     98882
     mov    $0xffffffffffffffff,%r12
-    jbe    9b382
+    vucomisd %xmm11,%xmm5
+    jbe    98882
     cmp    %r11,%r12
-    jne    9b390
+    jne    98890
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9b3b5
+    jmp    988b5
     nopl   0x0(%rax,%rax,1)
     test   %r11,%r11
-    je     9b3b5
-    vdivsd %xmm2,%xmm10,%xmm2
+    je     988b5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm10,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vextractf128 $0x1,%ymm9,%xmm2
     vshufpd $0x1,%xmm2,%xmm2,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6b8
+    jp     98bb8
     vmovsd 0x18(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9b3e5
-    vucomisd %xmm5,%xmm8
+    jb     988e5
     mov    $0x1,%r11d
-    ja     9b3f9
+    vucomisd %xmm5,%xmm8
+    ja     988f9
     vucomisd %xmm5,%xmm11
-    jb     9b3fe
-    vucomisd %xmm8,%xmm5
+    jb     988fe
     mov    $0xffffffffffffffff,%r11
-    jbe    9b3fe
+    vucomisd %xmm8,%xmm5
+    jbe    988fe
     cmp    %r12,%r11
-    jne    9b410
+    jne    98910
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9b437
+    jmp    98937
     nopw   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b437
-    vdivsd %xmm10,%xmm2,%xmm10
+    je     98937
     vcvtsi2sd %r12,%xmm15,%xmm11
-    inc    %rax
+    vdivsd %xmm10,%xmm2,%xmm10
     vaddsd %xmm6,%xmm10,%xmm10
     vmulsd %xmm11,%xmm10,%xmm10
     vmulsd %xmm7,%xmm10,%xmm10
     vsubsd %xmm0,%xmm10,%xmm10
     vaddsd %xmm1,%xmm10,%xmm1
+    inc    %rax
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9b682
+    jp     98b82
     vucomisd %xmm8,%xmm8
-    jp     9b483
+    jp     98983
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9b46a
-    vucomisd %xmm5,%xmm11
+    jb     9896a
     mov    $0x1,%r12d
-    ja     9b47e
+    vucomisd %xmm5,%xmm11
+    ja     9897e
     vucomisd %xmm5,%xmm8
-    jb     9b483
-    vucomisd %xmm11,%xmm5
+    jb     98983
     mov    $0xffffffffffffffff,%r12
-    jbe    9b483
+    vucomisd %xmm11,%xmm5
+    jbe    98983
     cmp    %r11,%r12
-    jne    9b490
+    jne    98990
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9b4b5
+    jmp    989b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9b4b5
-    vdivsd %xmm2,%xmm10,%xmm2
+    je     989b5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm10,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6c1
+    jp     98bc1
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9b4e0
-    vucomisd %xmm5,%xmm8
+    jb     989e0
     mov    $0x1,%r11d
-    ja     9b4f4
+    vucomisd %xmm5,%xmm8
+    ja     989f4
     vucomisd %xmm5,%xmm11
-    jb     9b4f9
-    vucomisd %xmm8,%xmm5
+    jb     989f9
     mov    $0xffffffffffffffff,%r11
-    jbe    9b4f9
+    vucomisd %xmm8,%xmm5
+    jbe    989f9
     cmp    %r12,%r11
-    jne    9b510
+    jne    98a10
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9b537
+    jmp    98a37
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b537
-    vdivsd %xmm10,%xmm2,%xmm10
+    je     98a37
     vcvtsi2sd %r12,%xmm15,%xmm11
-    inc    %rax
+    vdivsd %xmm10,%xmm2,%xmm10
     vaddsd %xmm6,%xmm10,%xmm10
     vmulsd %xmm11,%xmm10,%xmm10
     vmulsd %xmm7,%xmm10,%xmm10
     vsubsd %xmm0,%xmm10,%xmm10
     vaddsd %xmm1,%xmm10,%xmm1
+    inc    %rax
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9b69c
+    jp     98b9c
     vucomisd %xmm8,%xmm8
-    jp     9b583
+    jp     98a83
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9b56a
-    vucomisd %xmm5,%xmm10
+    jb     98a6a
     mov    $0x1,%r12d
-    ja     9b57e
+    vucomisd %xmm5,%xmm10
+    ja     98a7e
     vucomisd %xmm5,%xmm8
-    jb     9b583
-    vucomisd %xmm10,%xmm5
+    jb     98a83
     mov    $0xffffffffffffffff,%r12
-    jbe    9b583
+    vucomisd %xmm10,%xmm5
+    jbe    98a83
     cmp    %r11,%r12
-    jne    9b590
+    jne    98a90
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9b5b5
+    jmp    98ab5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9b5b5
-    vdivsd %xmm2,%xmm9,%xmm2
+    je     98ab5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm9,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6ca
+    jp     98bca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9b5e0
-    vucomisd %xmm5,%xmm8
+    jb     98ae0
     mov    $0x1,%r11d
-    ja     9b5f4
+    vucomisd %xmm5,%xmm8
+    ja     98af4
     vucomisd %xmm5,%xmm10
-    jb     9b5f9
-    vucomisd %xmm8,%xmm5
+    jb     98af9
     mov    $0xffffffffffffffff,%r11
-    jbe    9b5f9
+    vucomisd %xmm8,%xmm5
+    jbe    98af9
     cmp    %r12,%r11
-    jne    9b610
+    jne    98b10
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9b637
+    jmp    98b37
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b637
-    vdivsd %xmm9,%xmm2,%xmm9
+    je     98b37
     vcvtsi2sd %r12,%xmm15,%xmm10
-    inc    %rax
+    vdivsd %xmm9,%xmm2,%xmm9
     vaddsd %xmm6,%xmm9,%xmm9
     vmulsd %xmm10,%xmm9,%xmm9
     vmulsd %xmm7,%xmm9,%xmm9
     vsubsd %xmm0,%xmm9,%xmm9
     vaddsd %xmm1,%xmm9,%xmm1
+    inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9b1c1
-    jmp    9b6d8
+    jb     986c1
+    jmp    98bd8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b337
+    jnp    98837
 # innermost loop 2: 137 instructions, 8 multiplies, 17.12 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x2,%zmm9,%xmm11
     vucomisd %xmm11,%xmm11
-    jp     9b682
+    jp     98b82
     vucomisd %xmm8,%xmm8
-    jp     9b483
+    jp     98983
     vmovsd 0x20(%rsi,%r15,1),%xmm10
     vucomisd %xmm8,%xmm5
-    jb     9b46a
-    vucomisd %xmm5,%xmm11
+    jb     9896a
     mov    $0x1,%r12d
-    ja     9b47e
+    vucomisd %xmm5,%xmm11
+    ja     9897e
     vucomisd %xmm5,%xmm8
-    jb     9b483
-    vucomisd %xmm11,%xmm5
+    jb     98983
     mov    $0xffffffffffffffff,%r12
-    jbe    9b483
+    vucomisd %xmm11,%xmm5
+    jbe    98983
     cmp    %r11,%r12
-    jne    9b490
+    jne    98990
     vmovapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    9b4b5
+    jmp    989b5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9b4b5
-    vdivsd %xmm2,%xmm10,%xmm2
+    je     989b5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm10,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6c1
+    jp     98bc1
     vmovsd 0x28(%rsi,%r15,1),%xmm2
     vucomisd %xmm11,%xmm5
-    jb     9b4e0
-    vucomisd %xmm5,%xmm8
+    jb     989e0
     mov    $0x1,%r11d
-    ja     9b4f4
+    vucomisd %xmm5,%xmm8
+    ja     989f4
     vucomisd %xmm5,%xmm11
-    jb     9b4f9
-    vucomisd %xmm8,%xmm5
+    jb     989f9
     mov    $0xffffffffffffffff,%r11
-    jbe    9b4f9
+    vucomisd %xmm8,%xmm5
+    jbe    989f9
     cmp    %r12,%r11
-    jne    9b510
+    jne    98a10
     vmovapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    9b537
+    jmp    98a37
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b537
-    vdivsd %xmm10,%xmm2,%xmm10
+    je     98a37
     vcvtsi2sd %r12,%xmm15,%xmm11
-    inc    %rax
+    vdivsd %xmm10,%xmm2,%xmm10
     vaddsd %xmm6,%xmm10,%xmm10
     vmulsd %xmm11,%xmm10,%xmm10
     vmulsd %xmm7,%xmm10,%xmm10
     vsubsd %xmm0,%xmm10,%xmm10
     vaddsd %xmm1,%xmm10,%xmm1
+    inc    %rax
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9b69c
+    jp     98b9c
     vucomisd %xmm8,%xmm8
-    jp     9b583
+    jp     98a83
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9b56a
-    vucomisd %xmm5,%xmm10
+    jb     98a6a
     mov    $0x1,%r12d
-    ja     9b57e
+    vucomisd %xmm5,%xmm10
+    ja     98a7e
     vucomisd %xmm5,%xmm8
-    jb     9b583
-    vucomisd %xmm10,%xmm5
+    jb     98a83
     mov    $0xffffffffffffffff,%r12
-    jbe    9b583
+    vucomisd %xmm10,%xmm5
+    jbe    98a83
     cmp    %r11,%r12
-    jne    9b590
+    jne    98a90
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9b5b5
+    jmp    98ab5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9b5b5
-    vdivsd %xmm2,%xmm9,%xmm2
+    je     98ab5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm9,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6ca
+    jp     98bca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9b5e0
-    vucomisd %xmm5,%xmm8
+    jb     98ae0
     mov    $0x1,%r11d
-    ja     9b5f4
+    vucomisd %xmm5,%xmm8
+    ja     98af4
     vucomisd %xmm5,%xmm10
-    jb     9b5f9
-    vucomisd %xmm8,%xmm5
+    jb     98af9
     mov    $0xffffffffffffffff,%r11
-    jbe    9b5f9
+    vucomisd %xmm8,%xmm5
+    jbe    98af9
     cmp    %r12,%r11
-    jne    9b610
+    jne    98b10
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9b637
+    jmp    98b37
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b637
-    vdivsd %xmm9,%xmm2,%xmm9
+    je     98b37
     vcvtsi2sd %r12,%xmm15,%xmm10
-    inc    %rax
+    vdivsd %xmm9,%xmm2,%xmm9
     vaddsd %xmm6,%xmm9,%xmm9
     vmulsd %xmm10,%xmm9,%xmm9
     vmulsd %xmm7,%xmm9,%xmm9
     vsubsd %xmm0,%xmm9,%xmm9
     vaddsd %xmm1,%xmm9,%xmm1
+    inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9b1c1
-    jmp    9b6d8
+    jb     986c1
+    jmp    98bd8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b337
-    vmovapd %xmm4,%xmm8
-    jmp    9b337
+    jnp    98837
+    vmovapd %xmm3,%xmm8
+    jmp    98837
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b437
+    jnp    98937
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     vextractf32x4 $0x3,%zmm9,%xmm10
     vucomisd %xmm10,%xmm10
-    jp     9b69c
+    jp     98b9c
     vucomisd %xmm8,%xmm8
-    jp     9b583
+    jp     98a83
     vmovsd 0x30(%rsi,%r15,1),%xmm9
     vucomisd %xmm8,%xmm5
-    jb     9b56a
-    vucomisd %xmm5,%xmm10
+    jb     98a6a
     mov    $0x1,%r12d
-    ja     9b57e
+    vucomisd %xmm5,%xmm10
+    ja     98a7e
     vucomisd %xmm5,%xmm8
-    jb     9b583
-    vucomisd %xmm10,%xmm5
+    jb     98a83
     mov    $0xffffffffffffffff,%r12
-    jbe    9b583
+    vucomisd %xmm10,%xmm5
+    jbe    98a83
     cmp    %r11,%r12
-    jne    9b590
+    jne    98a90
     vmovapd %xmm2,%xmm9
     mov    %r11,%r12
-    jmp    9b5b5
+    jmp    98ab5
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     9b5b5
-    vdivsd %xmm2,%xmm9,%xmm2
+    je     98ab5
     vcvtsi2sd %r11,%xmm15,%xmm8
-    inc    %rax
+    vdivsd %xmm2,%xmm9,%xmm2
     vaddsd %xmm6,%xmm2,%xmm2
     vmulsd %xmm2,%xmm8,%xmm2
     vmulsd %xmm7,%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9b6ca
+    jp     98bca
     vmovsd 0x38(%rsi,%r15,1),%xmm2
     vucomisd %xmm10,%xmm5
-    jb     9b5e0
-    vucomisd %xmm5,%xmm8
+    jb     98ae0
     mov    $0x1,%r11d
-    ja     9b5f4
+    vucomisd %xmm5,%xmm8
+    ja     98af4
     vucomisd %xmm5,%xmm10
-    jb     9b5f9
-    vucomisd %xmm8,%xmm5
+    jb     98af9
     mov    $0xffffffffffffffff,%r11
-    jbe    9b5f9
+    vucomisd %xmm8,%xmm5
+    jbe    98af9
     cmp    %r12,%r11
-    jne    9b610
+    jne    98b10
     vmovapd %xmm9,%xmm2
     mov    %r12,%r11
-    jmp    9b637
+    jmp    98b37
     data16 data16 data16 data16 cs nopw 0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     9b637
-    vdivsd %xmm9,%xmm2,%xmm9
+    je     98b37
     vcvtsi2sd %r12,%xmm15,%xmm10
-    inc    %rax
+    vdivsd %xmm9,%xmm2,%xmm9
     vaddsd %xmm6,%xmm9,%xmm9
     vmulsd %xmm10,%xmm9,%xmm9
     vmulsd %xmm7,%xmm9,%xmm9
     vsubsd %xmm0,%xmm9,%xmm9
     vaddsd %xmm1,%xmm9,%xmm1
+    inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9b1c1
-    jmp    9b6d8
+    jb     986c1
+    jmp    98bd8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b337
-    vmovapd %xmm4,%xmm8
-    jmp    9b337
+    jnp    98837
+    vmovapd %xmm3,%xmm8
+    jmp    98837
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b437
-    vmovapd %xmm4,%xmm8
-    jmp    9b437
+    jnp    98937
+    vmovapd %xmm3,%xmm8
+    jmp    98937
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b537
+    jnp    98a37
 # innermost loop 4: 23 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     9b1c1
-    jmp    9b6d8
+    jb     986c1
+    jmp    98bd8
     vshufpd $0x1,%xmm9,%xmm9,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b337
-    vmovapd %xmm4,%xmm8
-    jmp    9b337
+    jnp    98837
+    vmovapd %xmm3,%xmm8
+    jmp    98837
     vextractf128 $0x1,%ymm9,%xmm8
     vshufpd $0x1,%xmm8,%xmm8,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b437
-    vmovapd %xmm4,%xmm8
-    jmp    9b437
+    jnp    98937
+    vmovapd %xmm3,%xmm8
+    jmp    98937
     vshufpd $0x1,%xmm11,%xmm11,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b537
-    vmovapd %xmm4,%xmm8
-    jmp    9b537
+    jnp    98a37
+    vmovapd %xmm3,%xmm8
+    jmp    98a37
     vshufpd $0x1,%xmm10,%xmm10,%xmm8
     vucomisd %xmm8,%xmm8
-    jnp    9b637
+    jnp    98b37
 # innermost loop 5: 110 instructions, 6 multiplies, 18.33 instructions/element, bounds-check branch in loop: no
     vmovsd 0x18(%rcx,%r8,8),%xmm4
     vsubsd 0x18(%r9,%r10,8),%xmm4,%xmm8
     vucomisd %xmm8,%xmm8
-    jp     9bad5
+    jp     98fd5
     vucomisd %xmm3,%xmm3
-    jp     9b98d
+    jp     98e8d
     vmovsd 0x18(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm3,%xmm5
-    jb     9b93c
-    vucomisd %xmm5,%xmm8
+    jb     98e3c
     mov    $0x1,%r14d
-    ja     9b954
+    vucomisd %xmm5,%xmm8
+    ja     98e54
     vucomisd %xmm5,%xmm3
-    jb     9b98d
+    jb     98e8d
+    mov    $0xffffffffffffffff,%r14
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm8,%xmm3
-    mov    $0xffffffffffffffff,%r14
-    jbe    9b98d
+    jbe    98e8d
     cmp    %r11,%r14
-    je     9b98d
+    je     98e8d
     test   %r11,%r11
-    je     9b986
-    vdivsd %xmm2,%xmm4,%xmm2
+    je     98e86
     vcvtsi2sd %r11,%xmm15,%xmm3
-    inc    %rax
-    vaddsd -0x8feb2(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm4,%xmm2
+    vaddsd -0x8d38f(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x8fd4e(%rip),%xmm2,%xmm2
+    vmulsd -0x8d233(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     9b842
+    je     98d42
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     9baeb
+    jp     98feb
     vucomisd %xmm8,%xmm8
-    jp     9ba1e
+    jp     98f1e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     9b9d2
-    vucomisd %xmm5,%xmm3
+    jb     98ed2
     mov    $0x1,%r14d
-    ja     9b9e5
+    vucomisd %xmm5,%xmm3
+    ja     98ee5
     vucomisd %xmm5,%xmm8
-    jb     9ba1e
-    vucomisd %xmm3,%xmm5
+    jb     98f1e
     mov    $0xffffffffffffffff,%r14
-    jbe    9ba1e
+    vucomisd %xmm3,%xmm5
+    jbe    98f1e
     cmp    %r11,%r14
-    je     9ba1e
+    je     98f1e
     test   %r11,%r11
-    je     9ba17
-    vdivsd %xmm2,%xmm4,%xmm2
+    je     98f17
     vcvtsi2sd %r11,%xmm15,%xmm5
-    inc    %rax
-    vaddsd -0x8ff43(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm4,%xmm2
+    vaddsd -0x8d420(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x8fddf(%rip),%xmm2,%xmm2
+    vmulsd -0x8d2c4(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     9b79b
+    je     98c9b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     9bb01
+    jp     99001
     vucomisd %xmm3,%xmm3
-    jp     9bab1
+    jp     98fb1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ba61
-    vucomisd %xmm6,%xmm4
+    jb     98f61
     mov    $0x1,%r14d
-    ja     9ba78
+    vucomisd %xmm6,%xmm4
+    ja     98f78
     vucomisd %xmm6,%xmm3
-    jb     9bab1
+    jb     98fb1
+    mov    $0xffffffffffffffff,%r14
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
-    mov    $0xffffffffffffffff,%r14
-    jbe    9bab1
+    jbe    98fb1
     cmp    %r11,%r14
-    je     9bab1
+    je     98fb1
     test   %r11,%r11
-    je     9baaa
-    vdivsd %xmm2,%xmm5,%xmm2
+    je     98faa
     vcvtsi2sd %r11,%xmm15,%xmm3
-    inc    %rax
-    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm5,%xmm2
+    vaddsd -0x8d4b3(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
+    vmulsd -0x8d357(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9bb0e
+    jne    9900e
     vmovapd %xmm4,%xmm8
-    jmp    9b842
-    vmovsd -0x8fe27(%rip),%xmm3
+    jmp    98d42
+    vmovsd -0x8d31f(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9b79b
-    jmp    9b901
+    je     98c9b
+    jmp    98e01
 # innermost loop 6: 78 instructions, 4 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x20(%rcx,%r8,8),%xmm3
     vsubsd 0x20(%r9,%r10,8),%xmm3,%xmm3
     vucomisd %xmm3,%xmm3
-    jp     9baeb
+    jp     98feb
     vucomisd %xmm8,%xmm8
-    jp     9ba1e
+    jp     98f1e
     vmovsd 0x20(%rsi,%rdx,8),%xmm4
     vxorpd %xmm5,%xmm5,%xmm5
     vucomisd %xmm8,%xmm5
-    jb     9b9d2
-    vucomisd %xmm5,%xmm3
+    jb     98ed2
     mov    $0x1,%r14d
-    ja     9b9e5
+    vucomisd %xmm5,%xmm3
+    ja     98ee5
     vucomisd %xmm5,%xmm8
-    jb     9ba1e
-    vucomisd %xmm3,%xmm5
+    jb     98f1e
     mov    $0xffffffffffffffff,%r14
-    jbe    9ba1e
+    vucomisd %xmm3,%xmm5
+    jbe    98f1e
     cmp    %r11,%r14
-    je     9ba1e
+    je     98f1e
     test   %r11,%r11
-    je     9ba17
-    vdivsd %xmm2,%xmm4,%xmm2
+    je     98f17
     vcvtsi2sd %r11,%xmm15,%xmm5
-    inc    %rax
-    vaddsd -0x8ff43(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm4,%xmm2
+    vaddsd -0x8d420(%rip),%xmm2,%xmm2
     vmulsd %xmm5,%xmm2,%xmm2
-    vmulsd -0x8fddf(%rip),%xmm2,%xmm2
+    vmulsd -0x8d2c4(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm4,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     9b79b
+    je     98c9b
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     9bb01
+    jp     99001
     vucomisd %xmm3,%xmm3
-    jp     9bab1
+    jp     98fb1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ba61
-    vucomisd %xmm6,%xmm4
+    jb     98f61
     mov    $0x1,%r14d
-    ja     9ba78
+    vucomisd %xmm6,%xmm4
+    ja     98f78
     vucomisd %xmm6,%xmm3
-    jb     9bab1
+    jb     98fb1
+    mov    $0xffffffffffffffff,%r14
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
-    mov    $0xffffffffffffffff,%r14
-    jbe    9bab1
+    jbe    98fb1
     cmp    %r11,%r14
-    je     9bab1
+    je     98fb1
     test   %r11,%r11
-    je     9baaa
-    vdivsd %xmm2,%xmm5,%xmm2
+    je     98faa
     vcvtsi2sd %r11,%xmm15,%xmm3
-    inc    %rax
-    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm5,%xmm2
+    vaddsd -0x8d4b3(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
+    vmulsd -0x8d357(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9bb0e
+    jne    9900e
     vmovapd %xmm4,%xmm8
-    jmp    9b842
-    vmovsd -0x8fe27(%rip),%xmm3
+    jmp    98d42
+    vmovsd -0x8d31f(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9b79b
-    jmp    9b901
-    vmovsd -0x8fe3d(%rip),%xmm8
+    je     98c9b
+    jmp    98e01
+    vmovsd -0x8d335(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    9b996
+    jne    98e96
 # innermost loop 7: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: no
     vmovsd 0x28(%rcx,%r8,8),%xmm4
     vsubsd 0x28(%r9,%r10,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     9bb01
+    jp     99001
     vucomisd %xmm3,%xmm3
-    jp     9bab1
+    jp     98fb1
     vmovsd 0x28(%rsi,%rdx,8),%xmm5
     vxorpd %xmm6,%xmm6,%xmm6
     vucomisd %xmm3,%xmm6
-    jb     9ba61
-    vucomisd %xmm6,%xmm4
+    jb     98f61
     mov    $0x1,%r14d
-    ja     9ba78
+    vucomisd %xmm6,%xmm4
+    ja     98f78
     vucomisd %xmm6,%xmm3
-    jb     9bab1
+    jb     98fb1
+    mov    $0xffffffffffffffff,%r14
     vxorpd %xmm3,%xmm3,%xmm3
     vucomisd %xmm4,%xmm3
-    mov    $0xffffffffffffffff,%r14
-    jbe    9bab1
+    jbe    98fb1
     cmp    %r11,%r14
-    je     9bab1
+    je     98fb1
     test   %r11,%r11
-    je     9baaa
-    vdivsd %xmm2,%xmm5,%xmm2
+    je     98faa
     vcvtsi2sd %r11,%xmm15,%xmm3
-    inc    %rax
-    vaddsd -0x8ffd6(%rip),%xmm2,%xmm2
+    vdivsd %xmm2,%xmm5,%xmm2
+    vaddsd -0x8d4b3(%rip),%xmm2,%xmm2
     vmulsd %xmm3,%xmm2,%xmm2
-    vmulsd -0x8fe72(%rip),%xmm2,%xmm2
+    vmulsd -0x8d357(%rip),%xmm2,%xmm2
     vsubsd %xmm0,%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    inc    %rax
     vmovapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    9bb0e
+    jne    9900e
     vmovapd %xmm4,%xmm8
-    jmp    9b842
-    vmovsd -0x8fe27(%rip),%xmm3
+    jmp    98d42
+    vmovsd -0x8d31f(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     9b79b
-    jmp    9b901
-    vmovsd -0x8fe3d(%rip),%xmm8
+    je     98c9b
+    jmp    98e01
+    vmovsd -0x8d335(%rip),%xmm8
     cmp    $0x4,%ebx
-    jne    9b996
-    jmp    9b842
-    vmovsd -0x8fe53(%rip),%xmm3
+    jne    98e96
+    jmp    98d42
+    vmovsd -0x8d34b(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     9b79b
-    jmp    9ba27
+    je     98c9b
+    jmp    98f27

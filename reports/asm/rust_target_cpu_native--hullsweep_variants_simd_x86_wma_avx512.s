@@ -1,188 +1,113 @@
 # rust target-cpu=native — hullsweep_variants::simd::x86::wma_avx512
-# innermost loop 1: 73 instructions, 32 multiplies, 2.28 instructions/element, bounds-check branch in loop: no
-    vmulpd -0x198(%r14,%r13,8),%zmm11,%zmm13
-    vmulpd -0x158(%r14,%r13,8),%zmm11,%zmm14
-    vmulpd -0x1d8(%r14,%r13,8),%zmm11,%zmm12
-    mov    %rbp,%r12
-    add    $0x20,%rbp
-    vaddpd %zmm13,%zmm9,%zmm9
-    vmulpd -0x118(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm8,%zmm8
-    vmulpd -0xd8(%r14,%r13,8),%zmm11,%zmm14
+# innermost loop 1: 19 instructions, 8 multiplies, 2.38 instructions/element, bounds-check branch in loop: no
+    vmulpd -0x1c0(%rbx,%r14,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm10,%zmm10
-    vaddpd %zmm13,%zmm7,%zmm7
-    vmulpd -0x98(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm6,%zmm6
-    vmulpd -0x58(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm5,%zmm5
-    vmulpd -0x18(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm4,%zmm4
-    vaddpd %zmm2,%zmm11,%zmm11
-    vmulpd -0x1d0(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm3,%zmm3
-    vmulpd -0x190(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm10,%zmm10
-    vmulpd -0x150(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm9,%zmm9
-    vmulpd -0x110(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm8,%zmm8
-    vmulpd -0xd0(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm7,%zmm7
-    vmulpd -0x90(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm6,%zmm6
-    vmulpd -0x50(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm5,%zmm5
-    vmulpd -0x10(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm4,%zmm4
-    vaddpd %zmm2,%zmm11,%zmm11
-    vmulpd -0x1c8(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm3,%zmm3
-    vmulpd -0x188(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm10,%zmm10
-    vmulpd -0x148(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm9,%zmm9
-    vmulpd -0x108(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm8,%zmm8
-    vmulpd -0xc8(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm7,%zmm7
-    vmulpd -0x88(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm6,%zmm6
-    vmulpd -0x48(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm5,%zmm5
-    vmulpd -0x8(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm4,%zmm4
-    vaddpd %zmm2,%zmm11,%zmm11
-    vmulpd -0x1c0(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm3,%zmm3
-    vmulpd -0x180(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm10,%zmm10
-    vmulpd -0x140(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm9,%zmm9
-    vmulpd -0x100(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm8,%zmm8
-    vmulpd -0xc0(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm7,%zmm7
-    vmulpd -0x80(%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm6,%zmm6
-    vmulpd -0x40(%r14,%r13,8),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm5,%zmm5
-    vmulpd (%r14,%r13,8),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm4,%zmm4
-    vaddpd %zmm2,%zmm11,%zmm11
-    add    $0x4,%r13
-    vaddpd %zmm13,%zmm3,%zmm3
-    cmp    %r13,%r10
-    jne    96e80
-# innermost loop 2: 20 instructions, 8 multiplies, 2.50 instructions/element, bounds-check branch in loop: no
-    vmulpd -0x180(%r12),%zmm11,%zmm13
-    vmulpd -0x140(%r12),%zmm11,%zmm14
-    vmulpd -0x1c0(%r12),%zmm11,%zmm12
-    vaddpd %zmm13,%zmm9,%zmm9
-    vmulpd -0x100(%r12),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm8,%zmm8
-    vmulpd -0xc0(%r12),%zmm11,%zmm14
-    vaddpd %zmm12,%zmm10,%zmm10
-    vaddpd %zmm13,%zmm7,%zmm7
-    vmulpd -0x80(%r12),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm6,%zmm6
-    vmulpd -0x40(%r12),%zmm11,%zmm14
-    vaddpd %zmm13,%zmm5,%zmm5
-    vmulpd (%r12),%zmm11,%zmm13
-    vaddpd %zmm14,%zmm4,%zmm4
-    vaddpd %zmm2,%zmm11,%zmm11
-    add    $0x8,%r12
-    dec    %r13
-    vaddpd %zmm13,%zmm3,%zmm3
-    jne    970c0
-# innermost loop 3: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
-    vbroadcastsd (%r12),%zmm10
-    add    $0x8,%r12
-    vmulpd -0x180(%r15),%zmm10,%zmm13
-    vmulpd -0x140(%r15),%zmm10,%zmm12
-    vmulpd -0x1c0(%r15),%zmm10,%zmm11
-    vaddpd %zmm13,%zmm8,%zmm8
+    vmulpd -0x180(%rbx,%r14,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm9,%zmm9
+    vmulpd -0x140(%rbx,%r14,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm8,%zmm8
+    vmulpd -0x100(%rbx,%r14,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm7,%zmm7
-    vmulpd -0x100(%r15),%zmm10,%zmm13
-    vmulpd -0xc0(%r15),%zmm10,%zmm12
-    vaddpd %zmm11,%zmm9,%zmm9
-    vaddpd %zmm13,%zmm6,%zmm6
+    vmulpd -0xc0(%rbx,%r14,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm6,%zmm6
+    vmulpd -0x80(%rbx,%r14,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm5,%zmm5
-    vmulpd -0x80(%r15),%zmm10,%zmm13
-    vmulpd -0x40(%r15),%zmm10,%zmm12
-    vmulpd (%r15),%zmm10,%zmm10
-    add    $0x8,%r15
-    vaddpd %zmm13,%zmm4,%zmm4
+    vmulpd -0x40(%rbx,%r14,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm4,%zmm4
+    vmulpd (%rbx,%r14,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm11,%zmm11
+    inc    %r14
+    jne    94700
+# innermost loop 2: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
+    vbroadcastsd (%r12),%zmm10
+    vmulpd -0x1c0(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm9,%zmm9
+    vmulpd -0x180(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm8,%zmm8
+    vmulpd -0x140(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm7,%zmm7
+    vmulpd -0x100(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm6,%zmm6
+    vmulpd -0xc0(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm5,%zmm5
+    vmulpd -0x80(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm4,%zmm4
+    vmulpd -0x40(%r15),%zmm10,%zmm11
+    vaddpd %zmm11,%zmm3,%zmm3
+    vmulpd (%r15),%zmm10,%zmm10
     vaddpd %zmm10,%zmm2,%zmm2
-    cmp    %r10,%r12
-    jne    971a0
-# innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
-    vmulpd -0x38(%r15,%r12,8),%zmm4,%zmm5
-    vaddpd %zmm2,%zmm4,%zmm4
-    vmulpd -0x30(%r15,%r12,8),%zmm4,%zmm6
-    vaddpd %zmm2,%zmm4,%zmm4
-    vmulpd -0x28(%r15,%r12,8),%zmm4,%zmm7
-    vaddpd %zmm2,%zmm4,%zmm4
-    vaddpd %zmm5,%zmm3,%zmm3
-    vaddpd %zmm6,%zmm3,%zmm3
-    vmulpd -0x20(%r15,%r12,8),%zmm4,%zmm6
-    vaddpd %zmm2,%zmm4,%zmm4
-    vaddpd %zmm7,%zmm3,%zmm3
-    vmulpd -0x18(%r15,%r12,8),%zmm4,%zmm7
-    vaddpd %zmm2,%zmm4,%zmm4
-    vaddpd %zmm6,%zmm3,%zmm3
-    vmulpd -0x10(%r15,%r12,8),%zmm4,%zmm6
-    vaddpd %zmm2,%zmm4,%zmm4
-    vaddpd %zmm7,%zmm3,%zmm3
-    vmulpd -0x8(%r15,%r12,8),%zmm4,%zmm7
-    vaddpd %zmm2,%zmm4,%zmm4
-    vaddpd %zmm6,%zmm3,%zmm3
-    vmulpd (%r15,%r12,8),%zmm4,%zmm6
-    vaddpd %zmm2,%zmm4,%zmm4
     add    $0x8,%r12
-    vaddpd %zmm7,%zmm3,%zmm3
-    vaddpd %zmm6,%zmm3,%zmm3
+    add    $0x8,%r15
+    cmp    %rbx,%r12
+    jne    94860
+# innermost loop 3: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
+    vmulpd -0x38(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x30(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x28(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x20(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x18(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x10(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd -0x8(%r15,%r12,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
+    vmulpd (%r15,%r12,8),%zmm4,%zmm5
+    add    $0x8,%r12
+    vaddpd %zmm5,%zmm3,%zmm3
+    vaddpd %zmm2,%zmm4,%zmm4
     cmp    %r12,%rbx
-    jne    97390
-# innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
+    jne    94a50
+# innermost loop 4: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%zmm4,%zmm5
+    vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     inc    %r13
-    vaddpd %zmm5,%zmm3,%zmm3
-    cmp    %r13,%r10
-    jne    97470
-# innermost loop 6: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
+    cmp    %r13,%r11
+    jne    94b30
+# innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
-    vaddsd %xmm1,%xmm3,%xmm3
     add    $0x8,%rbx
+    vaddsd %xmm4,%xmm2,%xmm2
+    vaddsd %xmm1,%xmm3,%xmm3
     inc    %r14
-    vaddsd %xmm4,%xmm2,%xmm2
-    jne    97590
-# innermost loop 7: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
+    jne    94c50
+# innermost loop 6: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
-    vaddsd %xmm1,%xmm3,%xmm3
-    vmulsd 0x8(%rbx),%xmm3,%xmm5
-    vaddsd %xmm1,%xmm3,%xmm3
-    vmulsd 0x10(%rbx),%xmm3,%xmm6
-    vaddsd %xmm1,%xmm3,%xmm3
     vaddsd %xmm4,%xmm2,%xmm2
-    vaddsd %xmm5,%xmm2,%xmm2
-    vmulsd 0x18(%rbx),%xmm3,%xmm5
     vaddsd %xmm1,%xmm3,%xmm3
-    vaddsd %xmm6,%xmm2,%xmm2
-    vmulsd 0x20(%rbx),%xmm3,%xmm6
+    vmulsd 0x8(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
-    vaddsd %xmm5,%xmm2,%xmm2
-    vmulsd 0x28(%rbx),%xmm3,%xmm5
+    vmulsd 0x10(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
-    vaddsd %xmm6,%xmm2,%xmm2
-    vmulsd 0x30(%rbx),%xmm3,%xmm6
+    vmulsd 0x18(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
-    vaddsd %xmm5,%xmm2,%xmm2
-    vmulsd 0x38(%rbx),%xmm3,%xmm5
+    vmulsd 0x20(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
+    vmulsd 0x28(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
+    vaddsd %xmm1,%xmm3,%xmm3
+    vmulsd 0x30(%rbx),%xmm3,%xmm4
+    vaddsd %xmm4,%xmm2,%xmm2
+    vaddsd %xmm1,%xmm3,%xmm3
+    vmulsd 0x38(%rbx),%xmm3,%xmm4
     add    $0x40,%rbx
-    vaddsd %xmm6,%xmm2,%xmm2
-    vaddsd %xmm5,%xmm2,%xmm2
+    vaddsd %xmm4,%xmm2,%xmm2
+    vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    975b0
+    jne    94c70

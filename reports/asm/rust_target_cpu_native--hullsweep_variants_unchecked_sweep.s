@@ -1,37 +1,58 @@
 # rust target-cpu=native — hullsweep_variants::unchecked::sweep
-# innermost loop 1: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    vmovupd (%rax,%rdx,1),%zmm0
-    vmovupd 0x40(%rax,%rdx,1),%zmm1
-    vmovupd 0x80(%rax,%rdx,1),%zmm2
-    vmovupd 0xc0(%rax,%rdx,1),%zmm3
-    vaddpd %zmm0,%zmm0,%zmm0
-    vaddpd %zmm1,%zmm1,%zmm1
-    vaddpd %zmm2,%zmm2,%zmm2
-    vaddpd %zmm3,%zmm3,%zmm3
-    vsubpd (%rcx,%rdx,1),%zmm0,%zmm0
-    vsubpd 0x40(%rcx,%rdx,1),%zmm1,%zmm1
-    vsubpd 0x80(%rcx,%rdx,1),%zmm2,%zmm2
-    vsubpd 0xc0(%rcx,%rdx,1),%zmm3,%zmm3
-    vmovupd %zmm0,(%rbx,%rdx,1)
-    vmovupd %zmm1,0x40(%rbx,%rdx,1)
-    vmovupd %zmm2,0x80(%rbx,%rdx,1)
-    vmovupd %zmm3,0xc0(%rbx,%rdx,1)
-    add    $0x100,%rdx
+# innermost loop 1: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    vmovsd (%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd (%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,(%r15,%rdx,8)
+    inc    %rdx
+    dec    %rdi
+    jne    996d0
+# innermost loop 2: 20 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    vmovsd -0x18(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x18(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x18(%r15,%rdx,8)
+    vmovsd -0x10(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x10(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x10(%r15,%rdx,8)
+    vmovsd -0x8(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x8(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x8(%r15,%rdx,8)
+    vmovsd (%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd (%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,(%r15,%rdx,8)
+    lea    0x4(%rdi,%rdx,1),%rsi
+    add    $0x4,%rdx
+    cmp    $0x3,%rsi
+    jne    99710
+# innermost loop 3: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    vmovupd (%rax,%rdx,8),%ymm0
+    vmovupd 0x20(%rax,%rdx,8),%ymm1
+    vmovupd 0x40(%rax,%rdx,8),%ymm2
+    vmovupd 0x60(%rax,%rdx,8),%ymm3
+    vaddpd %ymm0,%ymm0,%ymm0
+    vaddpd %ymm1,%ymm1,%ymm1
+    vaddpd %ymm2,%ymm2,%ymm2
+    vaddpd %ymm3,%ymm3,%ymm3
+    vsubpd (%r8,%rdx,8),%ymm0,%ymm0
+    vsubpd 0x20(%r8,%rdx,8),%ymm1,%ymm1
+    vsubpd 0x40(%r8,%rdx,8),%ymm2,%ymm2
+    vsubpd 0x60(%r8,%rdx,8),%ymm3,%ymm3
+    vmovupd %ymm0,(%r15,%rdx,8)
+    vmovupd %ymm1,0x20(%r15,%rdx,8)
+    vmovupd %ymm2,0x40(%r15,%rdx,8)
+    vmovupd %ymm3,0x60(%r15,%rdx,8)
+    add    $0x10,%rdx
     cmp    %rdx,%rsi
-    jne    95220
-# innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    jne    99ab0
+# innermost loop 4: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rax,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
-    vsubpd (%rcx,%rdx,8),%ymm0,%ymm0
-    vmovupd %ymm0,(%rbx,%rdx,8)
+    vsubpd (%r8,%rdx,8),%ymm0,%ymm0
+    vmovupd %ymm0,(%r15,%rdx,8)
     add    $0x4,%rdx
-    cmp    %rdx,%rdi
-    jne    952c0
-# innermost loop 3: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    vmovsd (%rax,%rsi,8),%xmm0
-    vaddsd %xmm0,%xmm0,%xmm0
-    vsubsd (%rcx,%rsi,8),%xmm0,%xmm0
-    vmovsd %xmm0,(%rbx,%rsi,8)
-    inc    %rsi
-    cmp    %rsi,%r14
-    jne    952f0
+    cmp    %rdx,%rsi
+    jne    99b40

@@ -5,41 +5,41 @@
     vmulsd -0x20(%r8,%r9,8),%xmm2,%xmm2
     lea    -0x2(%r9),%r10
     vcvtsi2sd %r10,%xmm15,%xmm3
-    lea    -0x1(%r9),%r10
     vaddsd %xmm2,%xmm1,%xmm1
     vmulsd -0x18(%r8,%r9,8),%xmm3,%xmm2
+    lea    -0x1(%r9),%r10
+    vcvtsi2sd %r10,%xmm15,%xmm3
     vaddsd %xmm2,%xmm1,%xmm1
-    vcvtsi2sd %r10,%xmm15,%xmm2
-    vmulsd -0x10(%r8,%r9,8),%xmm2,%xmm2
-    lea    0x1(%r9),%r10
+    vmulsd -0x10(%r8,%r9,8),%xmm3,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r9,%xmm15,%xmm2
     vmulsd -0x8(%r8,%r9,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    0x1(%r9),%r10
     vcvtsi2sd %r10,%xmm15,%xmm2
     vmulsd (%r8,%r9,8),%xmm2,%xmm2
-    lea    0x2(%r9),%r10
     vaddsd %xmm2,%xmm1,%xmm1
+    lea    0x2(%r9),%r10
     vcvtsi2sd %r10,%xmm15,%xmm2
     vmulsd 0x8(%r8,%r9,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x3(%r9),%r10
-    vcvtsi2sd %r10,%xmm15,%xmm3
+    vcvtsi2sd %r10,%xmm15,%xmm2
+    vmulsd 0x10(%r8,%r9,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x4(%r9),%r10
-    vaddsd %xmm2,%xmm1,%xmm1
-    vmulsd 0x10(%r8,%r9,8),%xmm3,%xmm2
-    vaddsd %xmm2,%xmm1,%xmm1
     vcvtsi2sd %r10,%xmm15,%xmm2
     vmulsd 0x18(%r8,%r9,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     lea    0x8(%rsi,%r9,1),%r10
     add    $0x8,%r9
-    vaddsd %xmm2,%xmm1,%xmm1
     cmp    $0x4,%r10
-    jne    94ec0
+    jne    99270
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %r9,%xmm15,%xmm2
     vmulsd (%r12,%r10,8),%xmm2,%xmm2
+    vaddsd %xmm2,%xmm1,%xmm1
     inc    %r10
     inc    %r9
     dec    %r11
-    vaddsd %xmm2,%xmm1,%xmm1
-    jne    94f90
+    jne    99340

@@ -5,49 +5,49 @@
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    8738b
+    jae    8748b
     cmp    %rcx,%r10
-    jae    87397
+    jae    87497
     cmp    %r9,%r10
-    jae    873b1
+    jae    874b1
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     8735c
+    jp     8745c
     ucomisd %xmm7,%xmm7
-    jp     872a0
+    jp     873a0
 # innermost loop 2: 43 instructions, 2 multiplies, 21.50 instructions/element, bounds-check branch in loop: YES
     mov    %r14,%rbx
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    8738b
+    jae    8748b
     cmp    %rcx,%r10
-    jae    87397
+    jae    87497
     cmp    %r9,%r10
-    jae    873b1
+    jae    874b1
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     8735c
+    jp     8745c
     ucomisd %xmm7,%xmm7
-    jp     872a0
+    jp     873a0
     ucomisd %xmm7,%xmm2
-    jb     872f6
+    jb     873f6
     mov    $0x1,%r14d
     ucomisd %xmm2,%xmm6
-    ja     87309
+    ja     87409
     ucomisd %xmm2,%xmm7
-    jb     872a0
+    jb     873a0
     mov    $0xffffffffffffffff,%r14
     ucomisd %xmm6,%xmm2
-    jbe    872a0
+    jbe    873a0
     cmp    %rbx,%r14
-    je     872a0
+    je     873a0
     test   %rbx,%rbx
-    je     87351
+    je     87451
     xorps  %xmm7,%xmm7
     cvtsi2sd %rbx,%xmm7
     movsd  (%rdi,%r10,8),%xmm8
@@ -60,16 +60,16 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     movapd %xmm8,%xmm5
-    jmp    872a3
+    jmp    873a3
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rsi,%r11
-    jae    8738b
+    jae    8748b
     cmp    %r11,%rcx
-    je     87397
+    je     87497
     cmp    %r11,%r9
-    je     873b1
+    je     874b1
     movsd  (%rdx,%r11,8),%xmm6
     subsd  (%r8,%r11,8),%xmm6
     inc    %r11
     ucomisd %xmm6,%xmm6
-    jp     8735c
+    jp     8745c

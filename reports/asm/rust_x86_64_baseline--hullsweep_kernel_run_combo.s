@@ -4,32 +4,32 @@
     movapd %xmm4,%xmm5
     mov    %r9,%rax
     cmp    %rbx,%r9
-    jae    ab6aa
+    jae    abf5a
     cmp    %rsi,%rax
-    jae    ab702
+    jae    abfb2
     cmp    %rcx,%rax
-    jae    ab707
+    jae    abfb7
     lea    0x1(%rax),%r9
     movsd  (%r15,%rax,8),%xmm4
     subsd  (%rdi,%rax,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     ab668
+    jp     abf18
     ucomisd %xmm5,%xmm5
-    jp     ab5b0
+    jp     abe60
     ucomisd %xmm5,%xmm9
-    jb     ab607
+    jb     abeb7
     mov    $0x1,%r11d
     ucomisd %xmm9,%xmm4
-    ja     ab61c
+    ja     abecc
     ucomisd %xmm9,%xmm5
-    jb     ab5b0
+    jb     abe60
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm9
-    jbe    ab5b0
+    jbe    abe60
     cmp    %r10,%r11
-    je     ab5b0
+    je     abe60
     test   %r10,%r10
-    je     ab65d
+    je     abf0d
     xorps  %xmm5,%xmm5
     cvtsi2sd %r10,%xmm5
     movsd  (%r14,%rax,8),%xmm6
@@ -42,4 +42,4 @@
     addsd  %xmm7,%xmm0
     inc    %r12
     movapd %xmm6,%xmm3
-    jmp    ab5b3
+    jmp    abe63

@@ -12,7 +12,7 @@
     movupd %xmm2,(%r9,%rsi,8)
     add    $0x4,%rsi
     cmp    %rsi,%rdx
-    jne    8a380
+    jne    8a480
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r14,%rsi,8),%xmm1
     mulsd  %xmm0,%xmm1
@@ -20,4 +20,4 @@
     movsd  %xmm1,(%r15,%rsi,8)
     inc    %rsi
     cmp    %rsi,%r10
-    jne    8a3d0
+    jne    8a4d0

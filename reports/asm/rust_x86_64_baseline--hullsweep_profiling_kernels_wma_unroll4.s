@@ -18,7 +18,7 @@
     addsd  %xmm4,%xmm6
     add    $0x4,%r11
     cmp    %r11,%r8
-    jne    89cc0
+    jne    89dc0
 # innermost loop 2: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
     movsd  (%rdi,%rdx,8),%xmm7
     mulsd  %xmm5,%xmm7
@@ -38,14 +38,14 @@
     addsd  %xmm4,%xmm5
     add    $0x4,%rdx
     cmp    %rdx,%r8
-    jne    89d70
+    jne    89e70
 # innermost loop 3: 9 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     divsd  %xmm0,%xmm3
     movsd  %xmm3,(%rax,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rsi
-    je     89c27
+    je     89d27
     movsd  (%rdi,%rcx,8),%xmm3
     addsd  %xmm1,%xmm3
     cmp    $0x1,%r9d
-    je     89e00
+    je     89f00

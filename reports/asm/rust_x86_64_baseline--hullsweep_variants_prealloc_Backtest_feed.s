@@ -3,28 +3,28 @@
     ucomisd %xmm11,%xmm11
     movapd %xmm11,%xmm12
     unpckhpd %xmm11,%xmm12
-    jp     946fc
+    jp     96a7c
     ucomisd %xmm4,%xmm4
-    jp     943f2
+    jp     96772
     movsd  0x10(%rsi,%r15,1),%xmm13
     ucomisd %xmm4,%xmm5
-    jb     943d9
+    jb     96759
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm11
-    ja     943ed
+    ja     9676d
     ucomisd %xmm5,%xmm4
-    jb     943f2
+    jb     96772
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm11,%xmm5
-    jbe    943f2
+    jbe    96772
     cmp    %r11,%r12
-    jne    94400
+    jne    96780
     movapd %xmm2,%xmm13
     mov    %r11,%r12
-    jmp    94433
+    jmp    967b3
     nopl   0x0(%rax)
     test   %r11,%r11
-    je     94433
+    je     967b3
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm13,%xmm9
@@ -36,26 +36,26 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     ucomisd %xmm12,%xmm12
-    jp     9474b
+    jp     96acb
     movsd  0x18(%rsi,%r15,1),%xmm2
     ucomisd %xmm11,%xmm5
-    jb     94459
+    jb     967d9
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm12
-    ja     9446e
+    ja     967ee
     ucomisd %xmm5,%xmm11
-    jb     94473
+    jb     967f3
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm12,%xmm5
-    jbe    94473
+    jbe    967f3
     cmp    %r12,%r11
-    jne    94480
+    jne    96800
     movapd %xmm13,%xmm2
     mov    %r12,%r11
-    jmp    944b3
+    jmp    96833
     nopl   (%rax)
     test   %r12,%r12
-    je     944b3
+    je     96833
     xorps  %xmm4,%xmm4
     cvtsi2sd %r12,%xmm4
     movapd %xmm2,%xmm9
@@ -69,28 +69,28 @@
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     94715
+    jp     96a95
     ucomisd %xmm12,%xmm12
-    jp     94504
+    jp     96884
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     944ea
+    jb     9686a
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     944ff
+    ja     9687f
     ucomisd %xmm5,%xmm12
-    jb     94504
+    jb     96884
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    94504
+    jbe    96884
     cmp    %r11,%r12
-    jne    94510
+    jne    96890
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    94544
+    jmp    968c4
     nopl   (%rax)
     test   %r11,%r11
-    je     94544
+    je     968c4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -102,26 +102,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     94759
+    jp     96ad9
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     9456a
+    jb     968ea
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     9457f
+    ja     968ff
     ucomisd %xmm5,%xmm10
-    jb     94584
+    jb     96904
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    94584
+    jbe    96904
     cmp    %r12,%r11
-    jne    94590
+    jne    96910
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    945c4
+    jmp    96944
     nopl   (%rax)
     test   %r12,%r12
-    je     945c4
+    je     96944
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -135,28 +135,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9472e
+    jp     96aae
     ucomisd %xmm11,%xmm11
-    jp     94615
+    jp     96995
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     945fb
+    jb     9697b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94610
+    ja     96990
     ucomisd %xmm5,%xmm11
-    jb     94615
+    jb     96995
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94615
+    jbe    96995
     cmp    %r11,%r12
-    jne    94620
+    jne    969a0
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    94654
+    jmp    969d4
     nop
     test   %r11,%r11
-    je     94654
+    je     969d4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -168,26 +168,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     94767
+    jp     96ae7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     94678
+    jb     969f8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     9468c
+    ja     96a0c
     ucomisd %xmm5,%xmm8
-    jb     94691
+    jb     96a11
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    94691
+    jbe    96a11
     cmp    %r12,%r11
-    jne    946a0
+    jne    96a20
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    946d4
+    jmp    96a54
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     946d4
+    je     96a54
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -200,36 +200,36 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9416a
-    jmp    94779
+    jb     964ea
+    jmp    96af9
     ucomisd %xmm4,%xmm4
-    jnp    943a4
+    jnp    96724
 # innermost loop 2: 142 instructions, 8 multiplies, 17.75 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm10,%xmm10
     movapd %xmm10,%xmm11
     unpckhpd %xmm10,%xmm11
-    jp     94715
+    jp     96a95
     ucomisd %xmm12,%xmm12
-    jp     94504
+    jp     96884
     movsd  0x20(%rsi,%r15,1),%xmm4
     ucomisd %xmm12,%xmm5
-    jb     944ea
+    jb     9686a
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm10
-    ja     944ff
+    ja     9687f
     ucomisd %xmm5,%xmm12
-    jb     94504
+    jb     96884
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm10,%xmm5
-    jbe    94504
+    jbe    96884
     cmp    %r11,%r12
-    jne    94510
+    jne    96890
     movapd %xmm2,%xmm4
     mov    %r11,%r12
-    jmp    94544
+    jmp    968c4
     nopl   (%rax)
     test   %r11,%r11
-    je     94544
+    je     968c4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm4,%xmm12
@@ -241,26 +241,26 @@
     addsd  %xmm12,%xmm1
     inc    %rax
     ucomisd %xmm11,%xmm11
-    jp     94759
+    jp     96ad9
     movsd  0x28(%rsi,%r15,1),%xmm2
     ucomisd %xmm10,%xmm5
-    jb     9456a
+    jb     968ea
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm11
-    ja     9457f
+    ja     968ff
     ucomisd %xmm5,%xmm10
-    jb     94584
+    jb     96904
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm11,%xmm5
-    jbe    94584
+    jbe    96904
     cmp    %r12,%r11
-    jne    94590
+    jne    96910
     movapd %xmm4,%xmm2
     mov    %r12,%r11
-    jmp    945c4
+    jmp    96944
     nopl   (%rax)
     test   %r12,%r12
-    je     945c4
+    je     96944
     xorps  %xmm9,%xmm9
     cvtsi2sd %r12,%xmm9
     movapd %xmm2,%xmm10
@@ -274,28 +274,28 @@
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9472e
+    jp     96aae
     ucomisd %xmm11,%xmm11
-    jp     94615
+    jp     96995
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     945fb
+    jb     9697b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94610
+    ja     96990
     ucomisd %xmm5,%xmm11
-    jb     94615
+    jb     96995
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94615
+    jbe    96995
     cmp    %r11,%r12
-    jne    94620
+    jne    969a0
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    94654
+    jmp    969d4
     nop
     test   %r11,%r11
-    je     94654
+    je     969d4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -307,26 +307,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     94767
+    jp     96ae7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     94678
+    jb     969f8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     9468c
+    ja     96a0c
     ucomisd %xmm5,%xmm8
-    jb     94691
+    jb     96a11
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    94691
+    jbe    96a11
     cmp    %r12,%r11
-    jne    946a0
+    jne    96a20
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    946d4
+    jmp    96a54
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     946d4
+    je     96a54
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -339,40 +339,40 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9416a
-    jmp    94779
+    jb     964ea
+    jmp    96af9
     ucomisd %xmm4,%xmm4
-    jnp    943a4
-    movsd  -0x81def(%rip),%xmm4
-    jmp    943a4
+    jnp    96724
+    movsd  -0x8413f(%rip),%xmm4
+    jmp    96724
     ucomisd %xmm12,%xmm12
-    jnp    944b3
+    jnp    96833
 # innermost loop 3: 80 instructions, 4 multiplies, 20.00 instructions/element, bounds-check branch in loop: no
     ucomisd %xmm8,%xmm8
     movapd %xmm8,%xmm4
     unpckhpd %xmm8,%xmm4
-    jp     9472e
+    jp     96aae
     ucomisd %xmm11,%xmm11
-    jp     94615
+    jp     96995
     movsd  0x30(%rsi,%r15,1),%xmm10
     ucomisd %xmm11,%xmm5
-    jb     945fb
+    jb     9697b
     mov    $0x1,%r12d
     ucomisd %xmm5,%xmm8
-    ja     94610
+    ja     96990
     ucomisd %xmm5,%xmm11
-    jb     94615
+    jb     96995
     mov    $0xffffffffffffffff,%r12
     ucomisd %xmm8,%xmm5
-    jbe    94615
+    jbe    96995
     cmp    %r11,%r12
-    jne    94620
+    jne    969a0
     movapd %xmm2,%xmm10
     mov    %r11,%r12
-    jmp    94654
+    jmp    969d4
     nop
     test   %r11,%r11
-    je     94654
+    je     969d4
     xorps  %xmm9,%xmm9
     cvtsi2sd %r11,%xmm9
     movapd %xmm10,%xmm11
@@ -384,26 +384,26 @@
     addsd  %xmm11,%xmm1
     inc    %rax
     ucomisd %xmm4,%xmm4
-    jp     94767
+    jp     96ae7
     movsd  0x38(%rsi,%r15,1),%xmm2
     ucomisd %xmm8,%xmm5
-    jb     94678
+    jb     969f8
     mov    $0x1,%r11d
     ucomisd %xmm5,%xmm4
-    ja     9468c
+    ja     96a0c
     ucomisd %xmm5,%xmm8
-    jb     94691
+    jb     96a11
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm5
-    jbe    94691
+    jbe    96a11
     cmp    %r12,%r11
-    jne    946a0
+    jne    96a20
     movapd %xmm10,%xmm2
     mov    %r12,%r11
-    jmp    946d4
+    jmp    96a54
     nopl   0x0(%rax,%rax,1)
     test   %r12,%r12
-    je     946d4
+    je     96a54
     xorps  %xmm8,%xmm8
     cvtsi2sd %r12,%xmm8
     movapd %xmm2,%xmm9
@@ -416,288 +416,288 @@
     inc    %rax
     inc    %r14
     cmp    %rbx,%r14
-    jb     9416a
-    jmp    94779
+    jb     964ea
+    jmp    96af9
     ucomisd %xmm4,%xmm4
-    jnp    943a4
-    movsd  -0x81def(%rip),%xmm4
-    jmp    943a4
+    jnp    96724
+    movsd  -0x8413f(%rip),%xmm4
+    jmp    96724
     ucomisd %xmm12,%xmm12
-    jnp    944b3
-    movsd  -0x81e08(%rip),%xmm12
-    jmp    944b3
+    jnp    96833
+    movsd  -0x84158(%rip),%xmm12
+    jmp    96833
     ucomisd %xmm11,%xmm11
-    jnp    945c4
+    jnp    96944
 # innermost loop 4: 18 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     inc    %r14
     cmp    %rbx,%r14
-    jb     9416a
-    jmp    94779
+    jb     964ea
+    jmp    96af9
     ucomisd %xmm4,%xmm4
-    jnp    943a4
-    movsd  -0x81def(%rip),%xmm4
-    jmp    943a4
+    jnp    96724
+    movsd  -0x8413f(%rip),%xmm4
+    jmp    96724
     ucomisd %xmm12,%xmm12
-    jnp    944b3
-    movsd  -0x81e08(%rip),%xmm12
-    jmp    944b3
+    jnp    96833
+    movsd  -0x84158(%rip),%xmm12
+    jmp    96833
     ucomisd %xmm11,%xmm11
-    jnp    945c4
-    movsd  -0x81e21(%rip),%xmm11
-    jmp    945c4
+    jnp    96944
+    movsd  -0x84171(%rip),%xmm11
+    jmp    96944
     ucomisd %xmm4,%xmm4
-    jnp    946d4
+    jnp    96a54
 # innermost loop 5: 117 instructions, 6 multiplies, 19.50 instructions/element, bounds-check branch in loop: no
     movsd  0x18(%rcx,%r8,8),%xmm4
     subsd  0x18(%r9,%r10,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     94ba4
+    jp     96f24
     ucomisd %xmm3,%xmm3
-    jp     94a4c
+    jp     96dcc
     movsd  0x18(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm3,%xmm5
-    jb     949f5
+    jb     96d75
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm4
-    ja     94a0c
+    ja     96d8c
     ucomisd %xmm5,%xmm3
-    jb     94a4c
+    jb     96dcc
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm4,%xmm3
-    jbe    94a4c
+    jbe    96dcc
     cmp    %r11,%r14
-    je     94a4c
+    je     96dcc
     test   %r11,%r11
-    je     94a45
+    je     96dc5
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x822be(%rip),%xmm5
+    addsd  -0x8460e(%rip),%xmm5
     mulsd  %xmm3,%xmm5
-    mulsd  -0x82192(%rip),%xmm5
+    mulsd  -0x844e2(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x4,%ebx
-    je     948f5
+    je     96c75
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     94bba
+    jp     96f3a
     ucomisd %xmm4,%xmm4
-    jp     94ae6
+    jp     96e66
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     94a8f
+    jb     96e0f
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     94aa6
+    ja     96e26
     ucomisd %xmm5,%xmm4
-    jb     94ae6
+    jb     96e66
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    94ae6
+    jbe    96e66
     cmp    %r11,%r14
-    je     94ae6
+    je     96e66
     test   %r11,%r11
-    je     94adf
+    je     96e5f
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x82358(%rip),%xmm5
+    addsd  -0x846a8(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x8222c(%rip),%xmm5
+    mulsd  -0x8457c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     94849
+    je     96bc9
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94bd0
+    jp     96f50
     ucomisd %xmm3,%xmm3
-    jp     94b80
+    jp     96f00
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94b29
+    jb     96ea9
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94b40
+    ja     96ec0
     ucomisd %xmm6,%xmm3
-    jb     94b80
+    jb     96f00
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94b80
+    jbe    96f00
     cmp    %r11,%r14
-    je     94b80
+    je     96f00
     test   %r11,%r11
-    je     94b79
+    je     96ef9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x823f2(%rip),%xmm4
+    addsd  -0x84742(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x822c6(%rip),%xmm4
+    mulsd  -0x84616(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94bdd
+    jne    96f5d
     movapd %xmm7,%xmm4
-    jmp    948f5
-    movsd  -0x8228e(%rip),%xmm3
+    jmp    96c75
+    movsd  -0x845de(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94849
-    jmp    949bb
+    je     96bc9
+    jmp    96d3b
 # innermost loop 6: 83 instructions, 4 multiplies, 20.75 instructions/element, bounds-check branch in loop: no
     movsd  0x20(%rcx,%r8,8),%xmm3
     subsd  0x20(%r9,%r10,8),%xmm3
     ucomisd %xmm3,%xmm3
-    jp     94bba
+    jp     96f3a
     ucomisd %xmm4,%xmm4
-    jp     94ae6
+    jp     96e66
     movsd  0x20(%rsi,%rdx,8),%xmm6
     xorpd  %xmm5,%xmm5
     ucomisd %xmm4,%xmm5
-    jb     94a8f
+    jb     96e0f
     mov    $0x1,%r14d
     ucomisd %xmm5,%xmm3
-    ja     94aa6
+    ja     96e26
     ucomisd %xmm5,%xmm4
-    jb     94ae6
+    jb     96e66
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm4,%xmm4
     ucomisd %xmm3,%xmm4
-    jbe    94ae6
+    jbe    96e66
     cmp    %r11,%r14
-    je     94ae6
+    je     96e66
     test   %r11,%r11
-    je     94adf
+    je     96e5f
     xorps  %xmm4,%xmm4
     cvtsi2sd %r11,%xmm4
     movapd %xmm6,%xmm5
     divsd  %xmm2,%xmm5
-    addsd  -0x82358(%rip),%xmm5
+    addsd  -0x846a8(%rip),%xmm5
     mulsd  %xmm4,%xmm5
-    mulsd  -0x8222c(%rip),%xmm5
+    mulsd  -0x8457c(%rip),%xmm5
     subsd  %xmm0,%xmm5
     addsd  %xmm5,%xmm1
     inc    %rax
     movapd %xmm6,%xmm2
     mov    %r14,%r11
     cmp    $0x5,%ebx
-    je     94849
+    je     96bc9
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94bd0
+    jp     96f50
     ucomisd %xmm3,%xmm3
-    jp     94b80
+    jp     96f00
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94b29
+    jb     96ea9
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94b40
+    ja     96ec0
     ucomisd %xmm6,%xmm3
-    jb     94b80
+    jb     96f00
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94b80
+    jbe    96f00
     cmp    %r11,%r14
-    je     94b80
+    je     96f00
     test   %r11,%r11
-    je     94b79
+    je     96ef9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x823f2(%rip),%xmm4
+    addsd  -0x84742(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x822c6(%rip),%xmm4
+    mulsd  -0x84616(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94bdd
+    jne    96f5d
     movapd %xmm7,%xmm4
-    jmp    948f5
-    movsd  -0x8228e(%rip),%xmm3
+    jmp    96c75
+    movsd  -0x845de(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94849
-    jmp    949bb
-    movsd  -0x822a4(%rip),%xmm4
+    je     96bc9
+    jmp    96d3b
+    movsd  -0x845f4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    94a55
+    jne    96dd5
 # innermost loop 7: 51 instructions, 2 multiplies, 25.50 instructions/element, bounds-check branch in loop: no
     movsd  0x28(%rcx,%r8,8),%xmm7
     subsd  0x28(%r9,%r10,8),%xmm7
     ucomisd %xmm7,%xmm7
-    jp     94bd0
+    jp     96f50
     ucomisd %xmm3,%xmm3
-    jp     94b80
+    jp     96f00
     movsd  0x28(%rsi,%rdx,8),%xmm5
     xorpd  %xmm6,%xmm6
     ucomisd %xmm3,%xmm6
-    jb     94b29
+    jb     96ea9
     mov    $0x1,%r14d
     ucomisd %xmm6,%xmm7
-    ja     94b40
+    ja     96ec0
     ucomisd %xmm6,%xmm3
-    jb     94b80
+    jb     96f00
     mov    $0xffffffffffffffff,%r14
     xorpd  %xmm3,%xmm3
     ucomisd %xmm7,%xmm3
-    jbe    94b80
+    jbe    96f00
     cmp    %r11,%r14
-    je     94b80
+    je     96f00
     test   %r11,%r11
-    je     94b79
+    je     96ef9
     xorps  %xmm3,%xmm3
     cvtsi2sd %r11,%xmm3
     movapd %xmm5,%xmm4
     divsd  %xmm2,%xmm4
-    addsd  -0x823f2(%rip),%xmm4
+    addsd  -0x84742(%rip),%xmm4
     mulsd  %xmm3,%xmm4
-    mulsd  -0x822c6(%rip),%xmm4
+    mulsd  -0x84616(%rip),%xmm4
     subsd  %xmm0,%xmm4
     addsd  %xmm4,%xmm1
     inc    %rax
     movapd %xmm5,%xmm2
     mov    %r14,%r11
     cmp    $0x6,%ebx
-    jne    94bdd
+    jne    96f5d
     movapd %xmm7,%xmm4
-    jmp    948f5
-    movsd  -0x8228e(%rip),%xmm3
+    jmp    96c75
+    movsd  -0x845de(%rip),%xmm3
     cmp    $0x3,%ebx
-    je     94849
-    jmp    949bb
-    movsd  -0x822a4(%rip),%xmm4
+    je     96bc9
+    jmp    96d3b
+    movsd  -0x845f4(%rip),%xmm4
     cmp    $0x4,%ebx
-    jne    94a55
-    jmp    948f5
-    movsd  -0x822ba(%rip),%xmm3
+    jne    96dd5
+    jmp    96c75
+    movsd  -0x8460a(%rip),%xmm3
     cmp    $0x5,%ebx
-    je     94849
-    jmp    94aef
+    je     96bc9
+    jmp    96e6f

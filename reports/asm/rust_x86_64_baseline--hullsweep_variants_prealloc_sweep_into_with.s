@@ -1,24 +1,219 @@
 # rust x86-64 baseline — hullsweep_variants::prealloc::sweep_into_with
-# innermost loop 1: 13 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    movupd -0x10(%rdx,%rsi,8),%xmm0
-    movupd (%rdx,%rsi,8),%xmm1
-    movupd -0x10(%rax,%rsi,8),%xmm2
-    movupd (%rax,%rsi,8),%xmm3
+# innermost loop 1: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r10),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r10
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %r11
+    jne    95120
+# innermost loop 2: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r10),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r10),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r10),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r10),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r10
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %rcx,%r10
+    jne    95150
+# innermost loop 3: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %r11
+    jne    95310
+# innermost loop 4: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %rcx,%r8
+    jne    95340
+# innermost loop 5: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %r9
+    jne    95500
+# innermost loop 6: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %rcx,%r8
+    jne    95530
+# innermost loop 7: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %r9
+    jne    95720
+# innermost loop 8: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %rcx,%r8
+    jne    95750
+# innermost loop 9: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %r15
+    jne    95930
+# innermost loop 10: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r8),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r8),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r8
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %r9,%r8
+    jne    95960
+# innermost loop 11: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    movsd  (%r12,%rcx,8),%xmm0
+    addsd  %xmm0,%xmm0
+    subsd  0x0(%rbp,%rcx,8),%xmm0
+    movsd  %xmm0,(%r12,%rcx,8)
+    inc    %rcx
+    cmp    %rcx,%rbx
+    jne    95a50
+# innermost loop 12: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r11),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r11
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %rbp
+    jne    95bd0
+# innermost loop 13: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r11),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r11),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r11),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r11),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r11
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %r15,%r11
+    jne    95c00
+# innermost loop 14: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r15),%xmm2
+    mulsd  %xmm0,%xmm2
+    add    $0x8,%r15
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    dec    %rbp
+    jne    95dc0
+# innermost loop 15: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r15),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x8(%r15),%xmm1
+    mulsd  %xmm0,%xmm1
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    movsd  0x10(%r15),%xmm2
+    mulsd  %xmm0,%xmm2
+    addsd  %xmm1,%xmm2
+    addsd  %xmm6,%xmm0
+    movsd  0x18(%r15),%xmm1
+    mulsd  %xmm0,%xmm1
+    add    $0x20,%r15
+    addsd  %xmm2,%xmm1
+    addsd  %xmm6,%xmm0
+    cmp    %r11,%r15
+    jne    95df0
+# innermost loop 16: 13 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    movupd -0x10(%rdi,%r9,8),%xmm0
+    movupd (%rdi,%r9,8),%xmm1
+    movupd -0x10(%r8,%r9,8),%xmm2
+    movupd (%r8,%r9,8),%xmm3
     addpd  %xmm2,%xmm2
     subpd  %xmm0,%xmm2
     addpd  %xmm3,%xmm3
     subpd  %xmm1,%xmm3
-    movupd %xmm2,-0x10(%rax,%rsi,8)
-    movupd %xmm3,(%rax,%rsi,8)
-    add    $0x4,%rsi
-    cmp    %rsi,%rcx
-    jne    93ab0
-# innermost loop 2: 8 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    mov    0x8(%rsp),%rax
-    movsd  (%rax,%rcx,8),%xmm0
-    addsd  %xmm0,%xmm0
-    subsd  (%r12,%rcx,8),%xmm0
-    movsd  %xmm0,(%rax,%rcx,8)
-    inc    %rcx
-    cmp    %rcx,%r13
-    jne    93b00
+    movupd %xmm2,-0x10(%r8,%r9,8)
+    movupd %xmm3,(%r8,%r9,8)
+    add    $0x4,%r9
+    cmp    %r9,%rcx
+    jne    95f80
