@@ -291,16 +291,23 @@ pub fn sweep(
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
+    sweep_fresh_with(close, params, fee_pct, wma_range_into)
+}
+
+/// One sweep with a scratch and result of its own (the SIMD variant passes its WMA kernel).
+pub(crate) fn sweep_fresh_with<F>(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    wma: F,
+) -> Result<SweepResult, KernelError>
+where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
+{
+    // Checked before the scratch is sized, so bad params cost no allocation.
     validate_params_and_fee(params, fee_pct)?;
     let mut scratch = Scratch::new(close.bars().len());
     let mut out = SweepResult::zeroed(params.len());
-    sweep_into_with(
-        close,
-        params,
-        fee_pct,
-        &mut scratch,
-        &mut out,
-        wma_range_into,
-    )?;
+    sweep_into_with(close, params, fee_pct, &mut scratch, &mut out, wma)?;
     Ok(out)
 }

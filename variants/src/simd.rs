@@ -7,8 +7,8 @@
 //! independent vector accumulators per block hide the FP-add latency that bounds the reference.
 
 use crate::Threads;
-use crate::prealloc::{Scratch, sweep_into_with};
-use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee};
+use crate::prealloc::{Scratch, sweep_fresh_with, sweep_into_with};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 use std::ops::Range;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
@@ -387,18 +387,9 @@ pub fn sweep_valid_with(
     params: &[Combo],
     fee_pct: f64,
 ) -> Result<SweepResult, KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
-    let mut scratch = Scratch::new(close.bars().len());
-    let mut out = SweepResult::zeroed(params.len());
-    sweep_into_with(
-        close,
-        params,
-        fee_pct,
-        &mut scratch,
-        &mut out,
-        move |x, w, o, r| kernel.wma_range(x, w, o, r),
-    )?;
-    Ok(out)
+    sweep_fresh_with(close, params, fee_pct, move |x, w, o, r| {
+        kernel.wma_range(x, w, o, r)
+    })
 }
 
 /// [`prealloc::sweep_into`](crate::prealloc::sweep_into) with this module's WMA kernel.
