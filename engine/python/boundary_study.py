@@ -629,6 +629,21 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
     L.append(f"- per {len(params)}-combo sweep that is {sp / med['batch, Unix socket'] * 100:.1f} % of the batch call; "
              f"paid per combo it would be {len(params)} × {ms(sp)} ms.\n")
 
+    L.append("## Fuzzing\n")
+    L.append("The frame parser and the whole request loop are fuzzed by `engine/tests/fuzz.rs` (a "
+             "mutation fuzzer on the stable toolchain; the test suite runs it for 2 s, "
+             "`HULLSWEEP_FUZZ_SECS=N` for longer). The runs made, as recorded in `engine/README.md`:\n")
+    readme = (ROOT / "engine" / "README.md").read_text().splitlines()
+    start = next((i for i, l in enumerate(readme) if l.startswith("| date | commit |")), None)
+    if start is None:
+        L.append("(no fuzzing record found in engine/README.md)\n")
+    else:
+        for line in readme[start:]:
+            if not line.startswith("|"):
+                break
+            L.append(line)
+        L.append("")
+
     L.append("![architectures](boundary-architectures.svg)\n")
     (out / "boundary.md").write_text("\n".join(L) + "\n")
 
