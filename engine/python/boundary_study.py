@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+PYO3_ROW = "Rust in-process from Python (`hullsweep_rs`, pyo3, `reference`)"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hullsweep_client as hc  # noqa: E402
 
@@ -295,8 +296,16 @@ def main() -> None:
                 with hc.Client.spawn_stdio(spawn_argv) as c:
                     return c.sweep(close, params)
 
+            try:  # the variants in-process from Python (pyext/, built by scripts/test)
+                import hullsweep_rs
+            except ImportError:
+                hullsweep_rs = None
+                print("hullsweep_rs is not built (maturin develop -m pyext/Cargo.toml): "
+                      "its row is left out", file=sys.stderr)
             archs = {
                 "numba in-process": lambda: ref.sweep(close, params, FEE),
+                PYO3_ROW: lambda: hullsweep_rs.sweep(close, params, FEE, variant="reference",
+                                                     threads=1),
                 "Rust in-process (one-shot CLI, kernel time)": None,  # timed inside the process
                 "batch, Unix socket": lambda: unix.sweep(close, params),
                 "batch, Unix socket, timed (opcode 5)": batch_timed,
@@ -306,6 +315,8 @@ def main() -> None:
                 "batch, TCP loopback": lambda: tcp.sweep(close, params),
                 "chatty, one call per combo, preloaded series": chatty_pre,
             }
+            if hullsweep_rs is None:
+                del archs[PYO3_ROW]
             for fn in archs.values():  # warm every path once
                 if fn:
                     fn()
@@ -524,9 +535,12 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
     L.append("Other jobs shared the two cores during the run (load average above), so single runs "
              "vary by up to 2×; the minima column is the less contended view of the same runs.")
     L.append("")
-    L.append("Rust in-process is measured two ways, both without a boundary: the one-shot CLI row is "
-             "`hullsweep sweep`'s own timer around the variant call (a fresh process each run), and the "
-             "opcode-5 row is the server's timer around `Variant::sweep` (validation + kernel) in the "
+    L.append("Rust in-process is measured three ways, all without a process boundary: the pyo3 row "
+             "calls the `reference` variant from this Python process through `hullsweep_rs` "
+             "(`pyext/`: numpy arrays in without a copy, the GIL released while it runs), timed like "
+             "the numba row; the one-shot CLI row is "
+             "`hullsweep sweep`'s own timer around the variant call (a fresh process each run); and the "
+             "opcode-5 row is the server's timer around the sweep (validation + kernel) in the "
              "long-lived engine process, on the very calls of the timed batch row. The gate compares "
              "each row's per-combo (pnl, trades) to numba: trades exact, |Δpnl| ≤ 1e-6.\n")
 

@@ -1,0 +1,72 @@
+"""hullsweep_rs in-process: every variant bit-identical to the numba reference, and every bad
+input a ValueError that names it. Built by `maturin develop` (scripts/test does it)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "reference"))
+import hullsweep_ref as ref  # noqa: E402
+
+hs = pytest.importorskip("hullsweep_rs", reason="build it: maturin develop -m pyext/Cargo.toml")
+
+
+def series(n=4000, seed=7):
+    rng = np.random.default_rng(seed)
+    x = 100.0 * np.cumprod(1.0 + 0.001 * rng.standard_normal(n))
+    x[100] = np.nan  # a missing bar
+    x[2000:2050] = x[1999]  # a flat run
+    return x
+
+
+def grid():
+    rows = []
+    for n in (1, 2, 6, 33, 89, 200, 5000):
+        rows.append([n, max(n // 2, 1), max(int(n**0.5), 1), n, max(n // 2, 1), max(n // 3, 1)])
+    rows.append([7, 3, 2, 11, 5, 4])
+    return np.array(rows, dtype=np.int64)
+
+
+@pytest.mark.parametrize("variant", hs.variants() + ["fastest"])
+def test_every_variant_is_bit_identical_to_numba(variant):
+    close, params = series(), grid()
+    want_pnl, want_trades = ref.sweep(close, params, 0.09)
+    for threads in (None, 1, 2):
+        pnl, trades = hs.sweep(close, params, 0.09, variant=variant, threads=threads)
+        assert pnl.dtype == np.float64 and trades.dtype == np.int64
+        assert np.array_equal(trades, want_trades)
+        assert np.array_equal(pnl.view(np.int64), np.asarray(want_pnl).view(np.int64))
+
+
+def test_defaults_and_empty_params():
+    pnl, trades = hs.sweep(series(), np.zeros((0, 6), dtype=np.int64))
+    assert pnl.shape == (0,) and trades.shape == (0,)
+
+
+@pytest.mark.parametrize(
+    "close, params, kwargs, message",
+    [
+        (np.array([1.0, -2.0]), grid(), {}, "-2"),
+        (np.array([1.0, np.inf]), grid(), {}, "inf"),
+        (np.array([], dtype=np.float64), grid(), {}, "empty"),
+        (series(), np.array([[3, 2, 1, 3, 0, 1]], dtype=np.int64), {}, "hma3_half"),
+        (series(), np.ones((2, 5), dtype=np.int64), {}, "n x 6"),
+        (series(), grid(), {"fee_pct": float("nan")}, "fee"),
+        (series(), grid(), {"variant": "turbo"}, "turbo"),
+        (series(), grid(), {"threads": 0}, "threads"),
+        (series()[::2], grid(), {}, "contiguous"),
+    ],
+)
+def test_bad_inputs_raise_value_error_naming_them(close, params, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        hs.sweep(close, params, **kwargs)
+
+
+def test_wrong_dtypes_are_refused_not_converted():
+    with pytest.raises(TypeError):
+        hs.sweep(series().astype(np.float32), grid())
+    with pytest.raises(TypeError):
+        hs.sweep(series(), grid().astype(np.int32))
