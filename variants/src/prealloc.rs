@@ -304,10 +304,10 @@ pub(crate) fn sweep_fresh_with<F>(
 where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
 {
-    // Checked before the scratch is sized, so bad params cost no allocation.
-    validate_params_and_fee(params, fee_pct)?;
-    let mut scratch = Scratch::new(close.bars().len());
-    let mut out = SweepResult::zeroed(params.len());
+    // Both start empty: `sweep_into_with` validates first, then sizes them, so bad params
+    // cost no allocation and are checked once.
+    let mut scratch = Scratch::new(0);
+    let mut out = SweepResult::default();
     sweep_into_with(close, params, fee_pct, &mut scratch, &mut out, wma)?;
     Ok(out)
 }
