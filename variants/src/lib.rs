@@ -6,6 +6,7 @@ use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 pub mod checked;
 pub mod prealloc;
 pub mod rayon;
+pub mod rolling;
 pub mod simd;
 pub mod unchecked;
 
@@ -71,6 +72,11 @@ variants! {
     Simd => "simd", simd::sweep;
     /// SIMD + prealloc per worker, parallel over combos on a local rayon pool.
     Rayon => "rayon", rayon::sweep;
+    /// Exact O(1)-per-bar WMAs with a proven error bound; uncertified bars get the reference's
+    /// arithmetic, so every trade is the reference's. Single thread.
+    Rolling => "rolling", rolling::sweep;
+    /// `rolling` over combos on a local rayon pool of `threads` workers.
+    RollingRayon => "rolling-rayon", rolling::sweep_par;
 }
 
 impl Variant {

@@ -42,6 +42,16 @@ impl Scratch {
         &mut self.buf
     }
 
+    /// The [`BUFFERS`] buffers of `n_bars` each (the scratch must serve `n_bars`).
+    pub fn split_bars(&mut self, n_bars: usize) -> [&mut [f64]; BUFFERS] {
+        let mut rest = &mut self.buf[..scratch_len(n_bars)];
+        std::array::from_fn(|_| {
+            let (head, tail) = std::mem::take(&mut rest).split_at_mut(n_bars);
+            rest = tail;
+            head
+        })
+    }
+
     /// Grows the scratch to serve `n_bars`; allocates only when it is too small.
     pub fn reserve(&mut self, n_bars: usize) {
         if self.buf.len() < scratch_len(n_bars) {
@@ -92,16 +102,16 @@ pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>)
 /// The spec's event loop as a state machine fed bar by bar in order, so the pipeline can run it
 /// tile by tile; the operations and their order are the reference's.
 #[derive(Clone, Copy, Debug)]
-struct Backtest {
-    pos: i64,
-    entry: f64,
-    pnl: f64,
-    trades: i64,
-    prev: f64,
+pub(crate) struct Backtest {
+    pub(crate) pos: i64,
+    pub(crate) entry: f64,
+    pub(crate) pnl: f64,
+    pub(crate) trades: i64,
+    pub(crate) prev: f64,
 }
 
 impl Backtest {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Backtest {
             pos: 0,
             entry: 0.0,
@@ -111,21 +121,27 @@ impl Backtest {
         }
     }
 
-    /// Feeds bars in order. Chunks of bars in which an open position cannot change are skipped in
-    /// one step: with `pos == 1` and every `d > 0` (NaN fails the test), each bar's signal is `+1`
-    /// or `0`, so nothing trades and only `prev` moves on (`pos == -1` mirrors it).
+    /// Feeds bars in order, `d = hma - hma3`.
     #[inline]
     fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+        assert!(
+            hma.len() == close.len() && hma3.len() == close.len(),
+            "one bar each"
+        );
+        self.feed_with(close, |j| hma[j] - hma3[j], fee_pct);
+    }
+
+    /// Chunks of bars in which an open position cannot change are skipped in one step: with
+    /// `pos == 1` and every `d > 0` (NaN fails the test), each bar's signal is `+1` or `0`, so
+    /// nothing trades and only `prev` moves on (`pos == -1` mirrors it).
+    #[inline(always)]
+    fn feed_with<D: Fn(usize) -> f64>(&mut self, close: &[f64], d_at: D, fee_pct: f64) {
         const C: usize = 8;
         let mut s = *self;
-        let (cc, hc, h3c) = (
-            close.chunks_exact(C),
-            hma.chunks_exact(C),
-            hma3.chunks_exact(C),
-        );
-        let (cr, hr, h3r) = (cc.remainder(), hc.remainder(), h3c.remainder());
-        for ((c, h), h3) in cc.zip(hc).zip(h3c) {
-            let d: [f64; C] = std::array::from_fn(|j| h[j] - h3[j]);
+        let full = close.len() / C * C;
+        let mut j0 = 0;
+        while j0 < full {
+            let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
             let quiet = match s.pos {
                 1 => d.iter().all(|&x| x > 0.0),
                 -1 => d.iter().all(|&x| x < 0.0),
@@ -133,21 +149,22 @@ impl Backtest {
             };
             if quiet {
                 s.prev = d[C - 1];
-                continue;
+            } else {
+                for (&c, &d) in close[j0..j0 + C].iter().zip(&d) {
+                    s.step(c, d, fee_pct);
+                }
             }
-            for (&c, &d) in c.iter().zip(&d) {
-                s.step(c, d, fee_pct);
-            }
+            j0 += C;
         }
-        for ((&c, &h), &h3) in cr.iter().zip(hr).zip(h3r) {
-            s.step(c, h - h3, fee_pct);
+        for (j, &c) in close.iter().enumerate().skip(full) {
+            s.step(c, d_at(j), fee_pct);
         }
         *self = s;
     }
 
     /// One bar of the spec's loop, `d = hma - hma3`.
     #[inline(always)]
-    fn step(&mut self, c: f64, d: f64, fee_pct: f64) {
+    pub(crate) fn step(&mut self, c: f64, d: f64, fee_pct: f64) {
         if d.is_nan() {
             self.prev = f64::NAN;
             return;

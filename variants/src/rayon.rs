@@ -45,6 +45,32 @@ fn pool(workers: usize) -> Option<Arc<ThreadPool>> {
     Some(p)
 }
 
+/// Runs `work` once per worker on `threads` workers (on the calling thread when that is one, or
+/// when the OS refuses to start a pool) and returns what each returned. A worker pulls combo
+/// indices from `next` until it gives `None`: the most expensive combos first, each to whichever
+/// worker is free (dynamic scheduling), so workers finish together.
+pub(crate) fn for_each_combo<R, W>(
+    params: &[Combo],
+    n_bars: usize,
+    threads: Threads,
+    work: W,
+) -> Vec<R>
+where
+    R: Send,
+    W: Fn(&dyn Fn() -> Option<usize>) -> R + Sync,
+{
+    let mut order: Vec<usize> = (0..params.len()).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(combo_cost(&params[k], n_bars)));
+    let slot = AtomicUsize::new(0);
+    let next = || order.get(slot.fetch_add(1, Ordering::Relaxed)).copied();
+    // A single combo cannot be split.
+    let workers = thread_count(threads).min(params.len().max(1));
+    match (workers > 1).then(|| pool(workers)).flatten() {
+        Some(pool) => pool.broadcast(|_| work(&next)),
+        None => vec![work(&next)],
+    }
+}
+
 /// Sweeps on `threads` workers, after validating the params and fee (the series comes validated).
 ///
 /// If the OS refuses to start the pool, the sweep runs on the calling thread instead: same
@@ -57,33 +83,15 @@ pub fn sweep(
 ) -> Result<SweepResult, KernelError> {
     validate_params_and_fee(params, fee_pct)?;
     let kernel = WmaKernel::best();
-    let workers = thread_count(threads).min(params.len().max(1));
-    // A single combo cannot be split; neither can a pool the OS refuses to start.
-    let pool = if params.len() > 1 {
-        pool(workers)
-    } else {
-        None
-    };
-    let Some(pool) = pool else {
-        return crate::simd::sweep_valid_with(kernel, close, params, fee_pct);
-    };
     let close = close.bars();
-
-    let mut order: Vec<usize> = (0..params.len()).collect();
-    order.sort_by_key(|&k| std::cmp::Reverse(combo_cost(&params[k], close.len())));
-    let next = AtomicUsize::new(0);
     let wma = move |x: &[f64], w: usize, o: &mut [f64], r: std::ops::Range<usize>| {
         kernel.wma_range(x, w, o, r)
     };
-
-    // Each worker owns one scratch for the whole sweep and pulls the next most expensive combo
-    // when it is free (dynamic scheduling).
-    let per_worker: Vec<Vec<(usize, f64, i64)>> = pool.broadcast(|_| {
+    // Each worker owns one scratch for the whole sweep.
+    let per_worker = for_each_combo(params, close.len(), threads, |next| {
         let mut scratch = Scratch::new(close.len());
         let mut done = Vec::new();
-        loop {
-            let slot = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&k) = order.get(slot) else { break };
+        while let Some(k) = next() {
             let (pnl, trades) =
                 run_combo_with(close, &params[k], fee_pct, scratch.as_mut_slice(), wma);
             done.push((k, pnl, trades));

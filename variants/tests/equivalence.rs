@@ -181,7 +181,9 @@ fn variant_names_threads_and_fastest() {
             "unchecked",
             "prealloc",
             "simd",
-            "rayon"
+            "rayon",
+            "rolling",
+            "rolling-rayon"
         ]
     );
     for &v in Variant::ALL {

@@ -1,0 +1,935 @@
+//! `rolling`: the exact O(1)-per-bar variant. Every WMA is a rolling recurrence, with a proven
+//! bound on how far its `d = hma - hma3` can be from the reference's; bars the bound cannot
+//! certify are recomputed with the reference's arithmetic, so every trade is the reference's.
+//!
+//! The derivation of the bound, with every constant, is in `rolling.md` beside this file (and
+//! below, as this module's documentation).
+//!
+//! # Layout
+//! The fast path runs 8 contiguous stretches of the series side by side, one per SIMD lane: the
+//! close series is stored transposed once per sweep (`ct[loc * 8 + lane]`), so a window's oldest
+//! and newest values are plain vector loads for all 8 stretches at once, and the recurrence's
+//! loop-carried additions (one per WMA per bar) are spread over 8 independent lanes. Each lane
+//! restarts its recurrences every [`Plan::period`] bars, which bounds the rounding they carry.
+#![doc = include_str!("rolling.md")]
+
+use crate::Threads;
+use crate::prealloc::{self, Backtest};
+use crate::simd::{Tier, WmaKernel};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
+use std::ops::Range;
+
+/// Stretches of the series computed side by side (one per lane of an AVX-512 vector; AVX2,
+/// SSE2 and NEON run the same code as 2 or 4 vectors).
+pub const LANES: usize = 8;
+type V = [f64; LANES];
+
+/// Local positions per block of the per-lane maximum |close| used to scale the bound.
+const MAX_BLOCK: usize = 64;
+
+/// The largest bound coefficient (bound / max |close|) the fast path accepts: above it, the
+/// first-order derivation's neglected terms would no longer be negligible (see `rolling.md`),
+/// and the combo runs on the SIMD pipeline instead. Only windows of about a million bars reach it.
+const BETA_MAX: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// Relative allowance for the second-order terms the derivation drops and for rounding in the
+/// evaluation of the bound itself (see `rolling.md`, "Second-order terms").
+const SLACK: f64 = 1.0 + 1.0 / 1024.0;
+
+/// Marks a bar the bound could not certify (no fast `d` is infinite: every input is finite).
+const UNCERTIFIED: f64 = f64::INFINITY;
+
+/// Per-sweep inputs shared read-only by every combo and worker.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    close: &'a [f64],
+    /// Bars per lane.
+    q: usize,
+    /// Positions before each lane's first bar that hold its lookback.
+    pad: usize,
+    /// Transposed close, NaN (and anything outside the series) as 0:
+    /// `ct[loc * LANES + l] = close[l * q + loc - pad]`.
+    ct: Vec<f64>,
+    /// Per lane, per block of [`MAX_BLOCK`] positions: the largest |value| in `ct`.
+    block_max: Vec<V>,
+    /// Bars since the last NaN at or before each bar, counting a virtual NaN at bar -1
+    /// (so a bar is NaN in a result of effective window `W` iff `since_nan[i] < W`).
+    since_nan: Vec<u32>,
+    /// The NaN bars, in order.
+    nans: Vec<usize>,
+}
+
+impl<'a> Prepared<'a> {
+    /// Prepares `close` for every combo of `plans` (the padding is the longest lookback).
+    fn new(close: &'a [f64], plans: &[Option<Plan>]) -> Self {
+        let n = close.len();
+        let q = n.div_ceil(LANES).max(1);
+        let pad = plans
+            .iter()
+            .flatten()
+            .map(|p| p.w1 + p.w2)
+            .max()
+            .unwrap_or(0);
+        let len = pad + q;
+        let mut ct = vec![0.0; len * LANES];
+        for (l, lane) in close.chunks(q).enumerate() {
+            for (k, &v) in lane.iter().enumerate() {
+                ct[(pad + k) * LANES + l] = if v.is_nan() { 0.0 } else { v };
+            }
+        }
+        // Each lane's lookback: the end of the previous lane's bars.
+        for l in 1..LANES {
+            let first = l * q;
+            for loc in 0..pad {
+                let bar = (first + loc).checked_sub(pad);
+                if let Some(&v) = bar.and_then(|b| close.get(b)) {
+                    ct[loc * LANES + l] = if v.is_nan() { 0.0 } else { v };
+                }
+            }
+        }
+        let block_max = ct
+            .chunks(MAX_BLOCK * LANES)
+            .map(|blk| {
+                let mut m = [0.0f64; LANES];
+                for row in blk.chunks_exact(LANES) {
+                    for l in 0..LANES {
+                        m[l] = m[l].max(row[l].abs());
+                    }
+                }
+                m
+            })
+            .collect();
+        let mut since_nan = Vec::with_capacity(n);
+        let mut since: u32 = 0;
+        for &v in close {
+            since = if v.is_nan() {
+                0
+            } else {
+                since.saturating_add(1)
+            };
+            since_nan.push(since);
+        }
+        // The virtual NaN at -1: bar i without an earlier NaN has i + 1 bars since it.
+        for (i, s) in since_nan.iter_mut().enumerate() {
+            let from_start = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            *s = (*s).min(from_start);
+        }
+        let nans = (0..n).filter(|&i| close[i].is_nan()).collect();
+        Prepared {
+            close,
+            q,
+            pad,
+            ct,
+            block_max,
+            since_nan,
+            nans,
+        }
+    }
+
+    /// Largest |close| over positions `loc` of every lane (clamped to the buffer).
+    fn max_abs(&self, loc: Range<usize>) -> V {
+        let first = loc.start / MAX_BLOCK;
+        let last = loc.end.div_ceil(MAX_BLOCK).min(self.block_max.len());
+        let mut m = [0.0f64; LANES];
+        for b in &self.block_max[first.min(last)..last] {
+            for l in 0..LANES {
+                m[l] = m[l].max(b[l]);
+            }
+        }
+        m
+    }
+}
+
+/// How one combo runs on the fast path: its windows, the restart period and the bound.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    h: usize,
+    n: usize,
+    s: usize,
+    m: usize,
+    h3: usize,
+    t: usize,
+    /// Longest first-level window (over close).
+    w1: usize,
+    /// Longest second-level window (`s`, `m`).
+    w2: usize,
+    /// Bars from the first bar a result can be defined to the first that is: a bar is NaN in
+    /// the reference iff fewer than `weff` bars since the last NaN (or the start).
+    weff: usize,
+    /// Each recurrence restarts from a direct sum every `period` positions.
+    period: usize,
+    /// Bound on |d_fast - d_ref| divided by the largest |close| the bar's computation touched.
+    beta: f64,
+}
+
+/// What a combo needs: nothing (all NaN), the fast path, or the SIMD pipeline.
+enum Route {
+    AllNan,
+    Fast(Plan),
+    Direct,
+}
+
+impl Plan {
+    /// The route for `combo` on a series of `n_bars`.
+    fn route(combo: &Combo, n_bars: usize) -> Route {
+        let [n, h, s, m, h3, t] = combo.map(window);
+        let w1 = n.max(h).max(t).max(h3).max(m);
+        let w2 = s.max(m);
+        let weff = (n.max(h).saturating_add(s) - 1).max(t.max(h3).max(m).saturating_add(m) - 1);
+        if weff > n_bars {
+            return Route::AllNan;
+        }
+        let period = (4 * w1).max(64);
+        let beta = bound_coefficient(h, n, s, m, h3, t, period);
+        if beta.is_finite() && beta <= BETA_MAX {
+            Route::Fast(Plan {
+                h,
+                n,
+                s,
+                m,
+                h3,
+                t,
+                w1,
+                w2,
+                weff,
+                period,
+                beta,
+            })
+        } else {
+            Route::Direct
+        }
+    }
+
+    /// The bound coefficient: `|d_fast - d_ref| <= beta * M` at every bar whose computation
+    /// touched no |close| above `M`.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+}
+
+/// Unit roundoff of f64.
+const U: f64 = f64::EPSILON / 2.0;
+
+/// `gamma(k) = k u / (1 - k u)`, the standard bound for `k` roundings (Higham, 3.1).
+fn gamma(k: usize) -> f64 {
+    let ku = k as f64 * U;
+    ku / (1.0 - ku)
+}
+
+/// Error of the reference's WMA of window `w`, per unit of max |input| (`rolling.md`, (1)).
+fn ref_wma_err(w: usize) -> f64 {
+    gamma(w + 1)
+}
+
+/// Error of the rolling WMA of window `w` at most `k` steps after a restart, per unit of max
+/// |input| (`rolling.md`, (2)).
+fn fast_wma_err(w: usize, k: usize) -> f64 {
+    let (wf, kf) = (w as f64, k as f64);
+    let d = wf * (wf + 1.0) / 2.0;
+    gamma(w)
+        + kf * gamma(w.saturating_sub(1)) * wf / d
+        + U * (wf + 2.0) * kf * (kf - 1.0).max(0.0) / 2.0 / d
+        + kf * U * (3.0 * wf + d) / d
+        + gamma(2)
+}
+
+/// `|d_fast - d_ref| / M`: the fast path's distance from the exact `d` plus the reference's
+/// (`rolling.md`, (3) and (4)), with the slack for second-order terms.
+fn bound_coefficient(h: usize, n: usize, s: usize, m: usize, h3: usize, t: usize, k: usize) -> f64 {
+    // Both pipelines have the same shape; only the WMA error differs.
+    let pipeline = |e: &dyn Fn(usize) -> f64| {
+        let e1 = 2.0 * e(h) + e(n) + 3.0 * U;
+        let e3 = 3.0 * e(t) + e(h3) + e(m) + 12.0 * U;
+        (3.0 * e(s) + e1) + (5.0 * e(m) + e3)
+    };
+    (pipeline(&|w| fast_wma_err(w, k)) + pipeline(&ref_wma_err)) * SLACK
+}
+
+/// Counts of one sweep: how much of it the bound certified.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Bar-combos with a defined `d` (the reference's non-NaN bars).
+    pub bars: u64,
+    /// Of those, the ones the bound could not certify; each got the reference's own `d`.
+    pub fallback_bars: u64,
+    /// Bars recomputed with the reference's arithmetic (fallback bars, the gaps between nearby
+    /// ones and the windows' lookback): the fallback's cost in bars.
+    pub recomputed_bars: u64,
+    /// Combos run whole on the SIMD pipeline (windows too long for the bound).
+    pub direct_combos: u64,
+    /// Combos whose every bar is NaN (a window longer than the series): no work at all.
+    pub all_nan_combos: u64,
+}
+
+impl Stats {
+    fn add(&mut self, o: &Stats) {
+        self.bars += o.bars;
+        self.fallback_bars += o.fallback_bars;
+        self.recomputed_bars += o.recomputed_bars;
+        self.direct_combos += o.direct_combos;
+        self.all_nan_combos += o.all_nan_combos;
+    }
+
+    /// Fraction of defined bars the bound certified (1 when there are none).
+    pub fn certified_fraction(&self) -> f64 {
+        if self.bars == 0 {
+            1.0
+        } else {
+            1.0 - self.fallback_bars as f64 / self.bars as f64
+        }
+    }
+}
+
+/// Working memory of one worker: O(bars), whatever the windows (faer-style scratch).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// First-level differences `2a - b` and `3c - dd - e`, transposed like `ct`.
+    d1: Vec<f64>,
+    d3: Vec<f64>,
+    /// Fast `d` (or [`UNCERTIFIED`]), transposed, one per bar of each lane.
+    dt: Vec<f64>,
+    /// `d` of the class the reference's has, in bar order: what the event loop reads.
+    d: Vec<f64>,
+    /// Per position of `dt`, bit `l`: lane `l`'s bar there may differ in class (NaN, `< 0`,
+    /// `0`, `> 0`) from the bar before it. The event loop acts only at such bars.
+    change: Vec<u8>,
+    /// Ranges of `dt` positions that hold an [`UNCERTIFIED`] bar.
+    uncertain: Vec<Range<usize>>,
+    /// Positions of the uncertified bars, in order.
+    fallback: Vec<usize>,
+    /// Buffers for the reference's arithmetic on fallback stretches.
+    reference: prealloc::Scratch,
+}
+
+impl Scratch {
+    fn fit(&mut self, prep: &Prepared<'_>) {
+        let len = (prep.pad + prep.q) * LANES;
+        self.d1.resize(len, 0.0);
+        self.d3.resize(len, 0.0);
+        self.dt.resize(prep.q * LANES, 0.0);
+        self.change.resize(prep.q, 0);
+        self.d.resize(prep.close.len(), 0.0);
+        self.reference.reserve(prep.close.len());
+    }
+}
+
+/// Loads the 8 lanes at position `loc` of a transposed buffer.
+///
+/// # Safety
+/// `(loc + 1) * LANES <= x.len()`; every pass asserts it for its highest position on entry.
+#[inline(always)]
+unsafe fn load(x: &[f64], loc: usize) -> V {
+    debug_assert!((loc + 1) * LANES <= x.len());
+    // SAFETY: in bounds by the caller's contract; `[f64; 8]` has no alignment beyond f64's.
+    unsafe { x.as_ptr().add(loc * LANES).cast::<V>().read() }
+}
+
+/// Stores the 8 lanes at position `loc`.
+///
+/// # Safety
+/// As [`load`].
+#[inline(always)]
+unsafe fn store(x: &mut [f64], loc: usize, v: V) {
+    debug_assert!((loc + 1) * LANES <= x.len());
+    // SAFETY: in bounds by the caller's contract.
+    unsafe { x.as_mut_ptr().add(loc * LANES).cast::<V>().write(v) }
+}
+
+/// One rolling WMA over 8 lanes: `s` is the window sum, `t` the weighted sum (weights 1..=w).
+#[derive(Clone, Copy)]
+struct Roll {
+    s: V,
+    t: V,
+}
+
+impl Roll {
+    /// The direct sums for the window ending at `loc`, oldest first (`rolling.md`, restart).
+    ///
+    /// # Safety
+    /// `w <= loc + 1` and position `loc` inside `x` (see [`load`]).
+    #[inline(always)]
+    unsafe fn restart(x: &[f64], w: usize, loc: usize) -> Roll {
+        let mut r = Roll {
+            s: [0.0; LANES],
+            t: [0.0; LANES],
+        };
+        let mut wk = 1.0;
+        for k in loc + 1 - w..=loc {
+            // SAFETY: k <= loc, inside x by the contract.
+            let v = unsafe { load(x, k) };
+            for l in 0..LANES {
+                r.s[l] += v[l];
+                r.t[l] += v[l] * wk;
+            }
+            wk += 1.0;
+        }
+        r
+    }
+
+    /// Moves the window one position on: `new` enters, `old` (w positions back) leaves.
+    #[inline(always)]
+    fn step(&mut self, wf: f64, new: V, old: V) {
+        for l in 0..LANES {
+            // The weighted sum uses the window sum before it moves: T' = T + (w x_new - S).
+            let q = wf * new[l] - self.s[l];
+            self.t[l] += q;
+            self.s[l] += new[l] - old[l];
+        }
+    }
+
+    #[inline(always)]
+    fn value(&self, inv_d: f64) -> V {
+        std::array::from_fn(|l| self.t[l] * inv_d)
+    }
+}
+
+/// `1 / (w (w + 1) / 2)`, the WMA's normalisation as one multiply.
+fn inv_denom(w: usize) -> f64 {
+    let w = w as f64;
+    1.0 / (w * (w + 1.0) / 2.0)
+}
+
+/// First level over positions `from..to`: the five WMAs of close (three on grids where
+/// `hma3_half == hma_half` and `hma3_m == hma_n`), combined into `d1 = 2a - b` and
+/// `d3 = 3c - dd - e`, restarting every `period` positions.
+#[inline(always)]
+fn level1<const NW: usize>(
+    ct: &[f64],
+    ws: [usize; NW],
+    range: Range<usize>,
+    period: usize,
+    d1: &mut [f64],
+    d3: &mut [f64],
+) {
+    let len = range.end * LANES;
+    assert!(
+        ct.len() >= len && d1.len() >= len && d3.len() >= len,
+        "buffers cover the positions"
+    );
+    assert!(
+        ws.iter().all(|&w| w >= 1 && w <= range.start),
+        "windows start inside ct"
+    );
+    let wf: [f64; NW] = ws.map(|w| w as f64);
+    let inv: [f64; NW] = ws.map(inv_denom);
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + period).min(range.end);
+        // SAFETY (this block and the loop): every position read is in
+        // `start + 1 - w ..= loc` with `w <= range.start <= start`, and `loc < range.end`, which
+        // the asserts above keep inside every buffer.
+        let mut r: [Roll; NW] = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], start) });
+        unsafe { emit1(&r, &inv, start, d1, d3) };
+        for loc in start + 1..end {
+            let new = unsafe { load(ct, loc) };
+            for j in 0..NW {
+                r[j].step(wf[j], new, unsafe { load(ct, loc - ws[j]) });
+            }
+            unsafe { emit1(&r, &inv, loc, d1, d3) };
+        }
+        start = end;
+    }
+}
+
+/// The first level's outputs at `loc`: `d1 = 2a - b`, `d3 = 3c - dd - e` with the roles
+/// `[h, n, t]` and, with five windows, `[.., h3, m]` (with three, `h3 = h` and `m = n`).
+///
+/// # Safety
+/// Position `loc` inside `d1` and `d3` (see [`load`]).
+#[inline(always)]
+unsafe fn emit1<const NW: usize>(
+    r: &[Roll; NW],
+    inv: &[f64; NW],
+    loc: usize,
+    d1: &mut [f64],
+    d3: &mut [f64],
+) {
+    let (ih3, im) = if NW == 5 { (3, 4) } else { (0, 1) };
+    let y: [V; NW] = std::array::from_fn(|j| r[j].value(inv[j]));
+    // SAFETY: by the contract.
+    unsafe {
+        store(d1, loc, std::array::from_fn(|l| 2.0 * y[0][l] - y[1][l]));
+        store(
+            d3,
+            loc,
+            std::array::from_fn(|l| 3.0 * y[2][l] - y[ih3][l] - y[im][l]),
+        );
+    }
+}
+
+/// Second level over positions `range`: `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and
+/// `d = hma - hma3`, written to `dt` (position `loc` at `loc - range.start`) where `|d|` clears
+/// the bound `beta * M`, [`UNCERTIFIED`] elsewhere.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn level2(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    d1: &[f64],
+    d3: &[f64],
+    range: Range<usize>,
+    dt: &mut [f64],
+    change: &mut [u8],
+    uncertain: &mut Vec<Range<usize>>,
+) {
+    let (s, m, period) = (plan.s, plan.m, plan.period);
+    let len = range.end * LANES;
+    assert!(
+        d1.len() >= len && d3.len() >= len,
+        "buffers cover the positions"
+    );
+    assert!(
+        dt.len() >= (range.end - range.start) * LANES,
+        "dt covers the bars"
+    );
+    assert!(
+        change.len() >= range.end - range.start,
+        "a change mask per position"
+    );
+    uncertain.clear();
+    // The class of the bar before each lane's current one: `d > 0` is all the fast path can
+    // tell apart, since every certified d is nonzero and uncertified ones are marked later.
+    let mut prev_pos = [false; LANES];
+    assert!(
+        s <= range.start && m <= range.start,
+        "windows start inside d1, d3"
+    );
+    let (sf, mf) = (s as f64, m as f64);
+    let (inv_s, inv_m) = (inv_denom(s), inv_denom(m));
+    // How far back a bar's computation reaches: its second-level window and steps since the
+    // restart, then the first level's window and steps for the oldest of those inputs.
+    let reach = 2 * period + plan.w1 + plan.w2;
+    let from = range.start;
+    let mut start = from;
+    while start < range.end {
+        let end = (start + period).min(range.end);
+        let big = prep.max_abs(start.saturating_sub(reach)..end);
+        let thr: V = std::array::from_fn(|l| plan.beta * big[l]);
+        // SAFETY (this block and the loop): positions read are in `start + 1 - w ..= loc` with
+        // `w <= range.start <= start` and `loc < range.end`; `loc - from < range.len()`: all
+        // inside the buffers by the asserts above.
+        let mut hs = unsafe { Roll::restart(d1, s, start) };
+        let mut h3 = unsafe { Roll::restart(d3, m, start) };
+        let mut unsure = [false; LANES];
+        let mut out = Out {
+            thr: &thr,
+            dt,
+            change,
+            prev_pos: &mut prev_pos,
+            unsure: &mut unsure,
+        };
+        unsafe { out.emit(&hs, &h3, inv_s, inv_m, start - from) };
+        for loc in start + 1..end {
+            unsafe {
+                hs.step(sf, load(d1, loc), load(d1, loc - s));
+                h3.step(mf, load(d3, loc), load(d3, loc - m));
+                out.emit(&hs, &h3, inv_s, inv_m, loc - from);
+            }
+        }
+        if unsure.contains(&true) {
+            uncertain.push(start - from..end - from);
+        }
+        start = end;
+    }
+}
+
+/// Where the second level writes, with what it tracks across positions.
+struct Out<'a> {
+    thr: &'a V,
+    dt: &'a mut [f64],
+    change: &'a mut [u8],
+    prev_pos: &'a mut [bool; LANES],
+    unsure: &'a mut [bool; LANES],
+}
+
+impl Out<'_> {
+    /// `d = hma - hma3` at position `at` of `dt`, or [`UNCERTIFIED`] where `|d| <= thr`; the
+    /// lanes whose `d > 0` differs from the position before in `change[at]`.
+    ///
+    /// # Safety
+    /// Position `at` inside `dt` (see [`load`]) and `at < change.len()`.
+    #[inline(always)]
+    unsafe fn emit(&mut self, hs: &Roll, h3: &Roll, inv_s: f64, inv_m: f64, at: usize) {
+        let hma = hs.value(inv_s);
+        let hma3 = h3.value(inv_m);
+        let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
+        let sure: [bool; LANES] = std::array::from_fn(|l| d[l].abs() > self.thr[l]);
+        let pos: [bool; LANES] = std::array::from_fn(|l| d[l] > 0.0);
+        let mut mask = 0u8;
+        for l in 0..LANES {
+            mask |= u8::from(pos[l] != self.prev_pos[l]) << l;
+            self.unsure[l] |= !sure[l];
+        }
+        *self.prev_pos = pos;
+        let v: V = std::array::from_fn(|l| if sure[l] { d[l] } else { UNCERTIFIED });
+        // SAFETY: by the contract.
+        unsafe {
+            store(self.dt, at, v);
+            *self.change.get_unchecked_mut(at) = mask;
+        }
+    }
+}
+
+/// The fast path for one combo: `dt` gets every lane's fast `d` or [`UNCERTIFIED`].
+#[inline(always)]
+fn fast_d(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+    let p = plan;
+    // The first level starts where the second level's first window reaches back to.
+    let (from1, from2, to) = (prep.pad - p.w2, prep.pad, prep.pad + prep.q);
+    let (d1, d3) = (&mut scratch.d1, &mut scratch.d3);
+    if p.h3 == p.h && p.m == p.n {
+        level1::<3>(&prep.ct, [p.h, p.n, p.t], from1..to, p.period, d1, d3);
+    } else {
+        let ws = [p.h, p.n, p.t, p.h3, p.m];
+        level1::<5>(&prep.ct, ws, from1..to, p.period, d1, d3);
+    }
+    level2(
+        prep,
+        p,
+        &scratch.d1,
+        &scratch.d3,
+        from2..to,
+        &mut scratch.dt,
+        &mut scratch.change,
+        &mut scratch.uncertain,
+    );
+}
+
+/// [`fast_d`] compiled for one instruction-set tier (the arithmetic is lane-wise, so every tier
+/// gives the same bits; wider vectors only run more lanes per instruction).
+fn fast_d_on(tier: Tier, prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+    match tier {
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if std::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU has AVX-512F, checked on the line above.
+            unsafe { x86::fast_d_avx512(prep, plan, scratch) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 if std::is_x86_feature_detected!("avx2") => {
+            // SAFETY: the CPU has AVX2, checked on the line above.
+            unsafe { x86::fast_d_avx2(prep, plan, scratch) }
+        }
+        _ => fast_d(prep, plan, scratch),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Plan, Prepared, Scratch, fast_d};
+
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn fast_d_avx512(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+        fast_d(prep, plan, scratch)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx,avx2")]
+    pub(super) unsafe fn fast_d_avx2(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+        fast_d(prep, plan, scratch)
+    }
+}
+
+/// Bars the reference's `d` at bars `range` with its own arithmetic (through the bit-identical
+/// SIMD WMA `kernel`) into `d[range]`.
+fn reference_d(
+    close: &[f64],
+    plan: &Plan,
+    kernel: WmaKernel,
+    buf: &mut prealloc::Scratch,
+    range: Range<usize>,
+    d: &mut [f64],
+) {
+    let n_bars = close.len();
+    let [a, b, c, dd, e] = buf.split_bars(n_bars);
+    let p = plan;
+    let r1 = range.start.saturating_sub(p.s - 1)..range.end;
+    let r3 = range.start.saturating_sub(p.m - 1)..range.end;
+    kernel.wma_range(close, p.h, a, r1.clone());
+    kernel.wma_range(close, p.n, b, r1.clone());
+    for (a, &b) in a[r1.clone()].iter_mut().zip(&b[r1]) {
+        *a = 2.0 * *a - b;
+    }
+    kernel.wma_range(close, p.t, c, r3.clone());
+    kernel.wma_range(close, p.h3, dd, r3.clone());
+    kernel.wma_range(close, p.m, e, r3.clone());
+    for ((c, &dd), &e) in c[r3.clone()].iter_mut().zip(&dd[r3.clone()]).zip(&e[r3]) {
+        *c = 3.0 * *c - dd - e;
+    }
+    kernel.wma_range(a, p.s, b, range.clone());
+    kernel.wma_range(c, p.m, dd, range.clone());
+    for ((d, &hma), &hma3) in d[range.clone()]
+        .iter_mut()
+        .zip(&b[range.clone()])
+        .zip(&dd[range])
+    {
+        *d = hma - hma3;
+    }
+}
+
+/// Position of bar `i` in a transposed per-bar buffer (`dt`) with `q` bars per lane.
+#[inline(always)]
+fn at(i: usize, q: usize) -> usize {
+    (i % q) * LANES + i / q
+}
+
+/// One combo on the fast path: (pnl, trades), bit-identical to the reference.
+fn run_fast(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    stats: &mut Stats,
+) -> (f64, i64) {
+    fast_d_on(tier, prep, plan, scratch);
+    let close = prep.close;
+    let (n, q, weff) = (close.len(), prep.q, plan.weff);
+    let (dt, change) = (&mut scratch.dt, &mut scratch.change);
+    // Marks bar `i` (and so the bar after it) as one the event loop must look at.
+    let touch = |change: &mut [u8], i: usize| {
+        for j in [i, i + 1] {
+            if j < n {
+                change[j % q] |= 1 << (j / q);
+            }
+        }
+    };
+    // The reference's NaN bars: fewer than `weff` bars since a NaN (or the start).
+    let mut masked = 0;
+    let mut done = 0;
+    let lead = std::iter::once((0, weff - 1));
+    for (p, end) in lead.chain(prep.nans.iter().map(|&p| (p, p + weff))) {
+        let end = end.min(n);
+        for i in p.max(done)..end {
+            dt[at(i, q)] = f64::NAN;
+            touch(change, i);
+        }
+        masked += end.saturating_sub(p.max(done));
+        done = done.max(end);
+    }
+    stats.bars += (n - masked) as u64;
+    // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
+    scratch.fallback.clear();
+    for r in &scratch.uncertain {
+        for k in r.clone() {
+            for l in 0..LANES {
+                let i = l * q + k;
+                if dt[k * LANES + l] == UNCERTIFIED && i < n {
+                    scratch.fallback.push(i);
+                }
+            }
+        }
+    }
+    scratch.fallback.sort_unstable();
+    stats.fallback_bars += scratch.fallback.len() as u64;
+    // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap
+    // of one long window, so closer ones are cheaper together.
+    let gap = plan.w1.max(plan.w2);
+    let mut k = 0;
+    while k < scratch.fallback.len() {
+        let start = scratch.fallback[k];
+        let mut end = start + 1;
+        k += 1;
+        while k < scratch.fallback.len() && scratch.fallback[k] - end < gap {
+            end = scratch.fallback[k] + 1;
+            k += 1;
+        }
+        // Long stretches in tiles, so the buffers stay in cache.
+        let mut t0 = start;
+        while t0 < end {
+            let t1 = (t0 + prealloc::TILE).min(end);
+            reference_d(
+                close,
+                plan,
+                kernel,
+                &mut scratch.reference,
+                t0..t1,
+                &mut scratch.d,
+            );
+            for i in t0..t1 {
+                dt[at(i, q)] = scratch.d[i];
+                touch(change, i);
+            }
+            t0 = t1;
+        }
+        stats.recomputed_bars += (end - start) as u64;
+    }
+    // Every bar now has a d of the reference's class, and a bar of the same class as the one
+    // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
+    // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
+    let mut bt = Backtest::new();
+    for (l, lane) in close.chunks(q).enumerate() {
+        let bit = 1u8 << l;
+        bt.step(lane[0], dt[l], fee_pct);
+        for (k, (&c, &m)) in lane.iter().zip(change.iter()).enumerate().skip(1) {
+            if m & bit != 0 {
+                bt.step(c, dt[k * LANES + l], fee_pct);
+            }
+        }
+    }
+    (bt.pnl, bt.trades)
+}
+
+/// Runs the combos `order` (indices into `params`) with one scratch, into `(k, pnl, trades)`.
+#[allow(clippy::too_many_arguments)]
+fn run_combos(
+    prep: &Prepared<'_>,
+    params: &[Combo],
+    routes: &[Route],
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    direct: &mut prealloc::Scratch,
+    stats: &mut Stats,
+    k: usize,
+) -> (f64, i64) {
+    match &routes[k] {
+        Route::AllNan => {
+            stats.all_nan_combos += 1;
+            (0.0, 0)
+        }
+        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats),
+        Route::Direct => {
+            stats.direct_combos += 1;
+            direct.reserve(prep.close.len());
+            prealloc::run_combo_with(
+                prep.close,
+                &params[k],
+                fee_pct,
+                direct.as_mut_slice(),
+                |x, w, o, r| kernel.wma_range(x, w, o, r),
+            )
+        }
+    }
+}
+
+/// The sweep with its [`Stats`], on `threads` workers (combos handed out dynamically, most
+/// expensive first, as in [`rayon`](crate::rayon)), with the fast path compiled for `tier`
+/// and the fallback on the SIMD WMA `kernel`. Tests force every tier through this.
+pub fn sweep_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+) -> Result<(SweepResult, Stats), KernelError> {
+    validate_params_and_fee(params, fee_pct)?;
+    let close = close.bars();
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
+    let plans: Vec<Option<Plan>> = routes
+        .iter()
+        .map(|r| match r {
+            Route::Fast(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    let prep = Prepared::new(close, &plans);
+    let mut result = SweepResult::zeroed(params.len());
+    let mut stats = Stats::default();
+    let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
+        run_combos(
+            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k,
+        )
+    };
+    let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
+        let mut scratch = Scratch::default();
+        scratch.fit(&prep);
+        let mut direct = prealloc::Scratch::new(0);
+        let mut stats = Stats::default();
+        let mut done = Vec::new();
+        while let Some(k) = next() {
+            let (pnl, trades) = run(&mut scratch, &mut direct, &mut stats, k);
+            done.push((k, pnl, trades));
+        }
+        (done, stats)
+    });
+    for (worker, s) in done {
+        stats.add(&s);
+        for (k, pnl, trades) in worker {
+            result.pnl[k] = pnl;
+            result.trades[k] = trades;
+        }
+    }
+    Ok((result, stats))
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry, single thread: the best tier for this CPU.
+pub fn sweep(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+) -> Result<SweepResult, KernelError> {
+    sweep_with_stats(
+        close,
+        params,
+        fee_pct,
+        Threads::Fixed(1),
+        Tier::best(),
+        WmaKernel::best(),
+    )
+    .map(|(r, _)| r)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers.
+pub fn sweep_par(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+) -> Result<SweepResult, KernelError> {
+    sweep_with_stats(
+        close,
+        params,
+        fee_pct,
+        threads,
+        Tier::best(),
+        WmaKernel::best(),
+    )
+    .map(|(r, _)| r)
+}
+
+/// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at
+/// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order.
+/// `None` when the combo does not take the fast path (all NaN, or windows too long).
+pub fn fast_d_with_bound(
+    close: ValidClose<'_>,
+    combo: &Combo,
+) -> Result<Option<(Vec<f64>, Vec<f64>)>, KernelError> {
+    validate_params_and_fee(std::slice::from_ref(combo), 0.0)?;
+    let close = close.bars();
+    let Route::Fast(mut plan) = Plan::route(combo, close.len()) else {
+        return Ok(None);
+    };
+    let prep = Prepared::new(close, &[Some(plan)]);
+    let mut scratch = Scratch::default();
+    scratch.fit(&prep);
+    // A zero bound certifies every bar, so `dt` holds every fast d (an exactly zero d reads as
+    // uncertified, which is 0 here too).
+    let beta = plan.beta;
+    plan.beta = 0.0;
+    fast_d_on(Tier::best(), &prep, &plan, &mut scratch);
+    let q = prep.q;
+    let reach = 2 * plan.period + plan.w1 + plan.w2;
+    let mut d = vec![f64::NAN; close.len()];
+    let mut bound = vec![f64::NAN; close.len()];
+    for i in 0..close.len() {
+        let (l, k) = (i / q, i % q);
+        if (prep.since_nan[i] as usize) >= plan.weff {
+            let v = scratch.dt[k * LANES + l];
+            d[i] = if v == UNCERTIFIED { 0.0 } else { v };
+            // The same M the sweep uses: the block maxima over the period's reach.
+            let start = prep.pad + k - k % plan.period;
+            let end = (start + plan.period).min(prep.pad + q);
+            bound[i] = beta * prep.max_abs(start.saturating_sub(reach)..end)[l];
+        }
+    }
+    Ok(Some((d, bound)))
+}
