@@ -238,13 +238,27 @@ fn fast_wma_err(w: usize, k: usize) -> f64 {
 /// `|d_fast - d_ref| / M`: the fast path's distance from the exact `d` plus the reference's
 /// (`rolling.md`, (3) and (4)), with the slack for second-order terms.
 fn bound_coefficient(h: usize, n: usize, s: usize, m: usize, h3: usize, t: usize, k: usize) -> f64 {
+    let (fast, reference) = bound_split(h, n, s, m, h3, t, k);
+    (fast + reference) * SLACK
+}
+
+/// The fast path's and the reference's distance from the exact `d`, per unit of max |close|.
+fn bound_split(
+    h: usize,
+    n: usize,
+    s: usize,
+    m: usize,
+    h3: usize,
+    t: usize,
+    k: usize,
+) -> (f64, f64) {
     // Both pipelines have the same shape; only the WMA error differs.
     let pipeline = |e: &dyn Fn(usize) -> f64| {
         let e1 = 2.0 * e(h) + e(n) + 3.0 * U;
         let e3 = 3.0 * e(t) + e(h3) + e(m) + 12.0 * U;
         (3.0 * e(s) + e1) + (5.0 * e(m) + e3)
     };
-    (pipeline(&|w| fast_wma_err(w, k)) + pipeline(&ref_wma_err)) * SLACK
+    (pipeline(&|w| fast_wma_err(w, k)), pipeline(&ref_wma_err))
 }
 
 /// Counts of one sweep: how much of it the bound certified.
@@ -292,9 +306,14 @@ pub struct Scratch {
     dt: Vec<f64>,
     /// `d` of the class the reference's has, in bar order: what the event loop reads.
     d: Vec<f64>,
-    /// Per position of `dt`, bit `l`: lane `l`'s bar there may differ in class (NaN, `< 0`,
-    /// `0`, `> 0`) from the bar before it. The event loop acts only at such bars.
-    change: Vec<u8>,
+    /// Per position of `dt`, byte `l`: 1 where lane `l`'s fast `d` is negative.
+    signs: Vec<u64>,
+    /// Per position, byte `l`: nonzero where lane `l`'s bar got its `d` after the fast path
+    /// (a NaN bar or a fallback bar), so its class may differ from its neighbours'.
+    touched: Vec<u64>,
+    /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
+    /// bar before it: the only bars the event loop needs to see.
+    events: [Vec<usize>; LANES],
     /// Ranges of `dt` positions that hold an [`UNCERTIFIED`] bar.
     uncertain: Vec<Range<usize>>,
     /// Positions of the uncertified bars, in order.
@@ -309,7 +328,8 @@ impl Scratch {
         self.d1.resize(len, 0.0);
         self.d3.resize(len, 0.0);
         self.dt.resize(prep.q * LANES, 0.0);
-        self.change.resize(prep.q, 0);
+        self.signs.resize(prep.q, 0);
+        self.touched.resize(prep.q, 0);
         self.d.resize(prep.close.len(), 0.0);
         self.reference.reserve(prep.close.len());
     }
@@ -471,7 +491,7 @@ fn level2(
     d3: &[f64],
     range: Range<usize>,
     dt: &mut [f64],
-    change: &mut [u8],
+    signs: &mut [u64],
     uncertain: &mut Vec<Range<usize>>,
 ) {
     let (s, m, period) = (plan.s, plan.m, plan.period);
@@ -485,13 +505,10 @@ fn level2(
         "dt covers the bars"
     );
     assert!(
-        change.len() >= range.end - range.start,
-        "a change mask per position"
+        signs.len() >= range.end - range.start,
+        "a sign word per position"
     );
     uncertain.clear();
-    // The class of the bar before each lane's current one: `d > 0` is all the fast path can
-    // tell apart, since every certified d is nonzero and uncertified ones are marked later.
-    let mut prev_pos = [false; LANES];
     assert!(
         s <= range.start && m <= range.start,
         "windows start inside d1, d3"
@@ -512,13 +529,12 @@ fn level2(
         // inside the buffers by the asserts above.
         let mut hs = unsafe { Roll::restart(d1, s, start) };
         let mut h3 = unsafe { Roll::restart(d3, m, start) };
-        let mut unsure = [false; LANES];
+        let mut margin = [f64::INFINITY; LANES];
         let mut out = Out {
             thr: &thr,
             dt,
-            change,
-            prev_pos: &mut prev_pos,
-            unsure: &mut unsure,
+            signs,
+            margin: &mut margin,
         };
         unsafe { out.emit(&hs, &h3, inv_s, inv_m, start - from) };
         for loc in start + 1..end {
@@ -528,7 +544,7 @@ fn level2(
                 out.emit(&hs, &h3, inv_s, inv_m, loc - from);
             }
         }
-        if unsure.contains(&true) {
+        if margin.iter().any(|&m| m <= 0.0) {
             uncertain.push(start - from..end - from);
         }
         start = end;
@@ -539,35 +555,38 @@ fn level2(
 struct Out<'a> {
     thr: &'a V,
     dt: &'a mut [f64],
-    change: &'a mut [u8],
-    prev_pos: &'a mut [bool; LANES],
-    unsure: &'a mut [bool; LANES],
+    signs: &'a mut [u64],
+    /// Each lane's smallest `|d| - thr` so far (`<= 0` once a bar was not certified; the
+    /// difference of two floats has the sign of the exact difference, so the test is exact).
+    margin: &'a mut V,
 }
 
 impl Out<'_> {
-    /// `d = hma - hma3` at position `at` of `dt`, or [`UNCERTIFIED`] where `|d| <= thr`; the
-    /// lanes whose `d > 0` differs from the position before in `change[at]`.
+    /// `d = hma - hma3` at position `at` of `dt`, or [`UNCERTIFIED`] where `|d| <= thr`, and
+    /// the lanes' signs of `d` in `signs[at]`.
+    ///
+    /// A certified `d` is nonzero, so two certified bars of the same sign have the same class;
+    /// every other bar is marked as touched later, when its `d` is settled.
     ///
     /// # Safety
-    /// Position `at` inside `dt` (see [`load`]) and `at < change.len()`.
+    /// Position `at` inside `dt` (see [`load`]) and `at < signs.len()`.
     #[inline(always)]
     unsafe fn emit(&mut self, hs: &Roll, h3: &Roll, inv_s: f64, inv_m: f64, at: usize) {
         let hma = hs.value(inv_s);
         let hma3 = h3.value(inv_m);
         let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
-        let sure: [bool; LANES] = std::array::from_fn(|l| d[l].abs() > self.thr[l]);
-        let pos: [bool; LANES] = std::array::from_fn(|l| d[l] > 0.0);
-        let mut mask = 0u8;
+        let margin: V = std::array::from_fn(|l| d[l].abs() - self.thr[l]);
         for l in 0..LANES {
-            mask |= u8::from(pos[l] != self.prev_pos[l]) << l;
-            self.unsure[l] |= !sure[l];
+            if margin[l] < self.margin[l] {
+                self.margin[l] = margin[l];
+            }
         }
-        *self.prev_pos = pos;
-        let v: V = std::array::from_fn(|l| if sure[l] { d[l] } else { UNCERTIFIED });
+        let v: V = std::array::from_fn(|l| if margin[l] > 0.0 { d[l] } else { UNCERTIFIED });
+        let neg: [u8; LANES] = std::array::from_fn(|l| u8::from(d[l] < 0.0));
         // SAFETY: by the contract.
         unsafe {
             store(self.dt, at, v);
-            *self.change.get_unchecked_mut(at) = mask;
+            *self.signs.get_unchecked_mut(at) = u64::from_ne_bytes(neg);
         }
     }
 }
@@ -592,7 +611,7 @@ fn fast_d(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
         &scratch.d3,
         from2..to,
         &mut scratch.dt,
-        &mut scratch.change,
+        &mut scratch.signs,
         &mut scratch.uncertain,
     );
 }
@@ -690,12 +709,13 @@ fn run_fast(
     fast_d_on(tier, prep, plan, scratch);
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
-    let (dt, change) = (&mut scratch.dt, &mut scratch.change);
+    let (dt, touched) = (&mut scratch.dt, &mut scratch.touched);
+    touched.fill(0);
     // Marks bar `i` (and so the bar after it) as one the event loop must look at.
-    let touch = |change: &mut [u8], i: usize| {
+    let touch = |touched: &mut [u64], i: usize| {
         for j in [i, i + 1] {
             if j < n {
-                change[j % q] |= 1 << (j / q);
+                touched[j % q] |= 1 << (8 * (j / q));
             }
         }
     };
@@ -707,7 +727,7 @@ fn run_fast(
         let end = end.min(n);
         for i in p.max(done)..end {
             dt[at(i, q)] = f64::NAN;
-            touch(change, i);
+            touch(touched, i);
         }
         masked += end.saturating_sub(p.max(done));
         done = done.max(end);
@@ -753,7 +773,7 @@ fn run_fast(
             );
             for i in t0..t1 {
                 dt[at(i, q)] = scratch.d[i];
-                touch(change, i);
+                touch(touched, i);
             }
             t0 = t1;
         }
@@ -762,14 +782,22 @@ fn run_fast(
     // Every bar now has a d of the reference's class, and a bar of the same class as the one
     // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
     // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
+    for e in &mut scratch.events {
+        e.clear();
+    }
+    let signs = &scratch.signs;
+    for k in 1..q {
+        let mut diff = (signs[k] ^ signs[k - 1]) | touched[k];
+        while diff != 0 {
+            scratch.events[diff.trailing_zeros() as usize / 8].push(k);
+            diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
+        }
+    }
     let mut bt = Backtest::new();
     for (l, lane) in close.chunks(q).enumerate() {
-        let bit = 1u8 << l;
         bt.step(lane[0], dt[l], fee_pct);
-        for (k, (&c, &m)) in lane.iter().zip(change.iter()).enumerate().skip(1) {
-            if m & bit != 0 {
-                bt.step(c, dt[k * LANES + l], fee_pct);
-            }
+        for &k in &scratch.events[l] {
+            bt.step(lane[k], dt[k * LANES + l], fee_pct);
         }
     }
     (bt.pnl, bt.trades)
@@ -894,6 +922,18 @@ pub fn sweep_par(
         WmaKernel::best(),
     )
     .map(|(r, _)| r)
+}
+
+/// The two parts of a combo's bound coefficient, `(fast, reference)`: the fast path's distance
+/// from the exact `d` and the reference's, per unit of max |close| (their sum, with the slack,
+/// is [`Plan::beta`]). `None` when the combo does not take the fast path. Tests use the parts
+/// to show the bound test bites: the reference's part alone does not cover the fast path.
+pub fn bound_parts(combo: &Combo, n_bars: usize) -> Option<(f64, f64)> {
+    let Route::Fast(p) = Plan::route(combo, n_bars) else {
+        return None;
+    };
+    let (fast, reference) = bound_split(p.h, p.n, p.s, p.m, p.h3, p.t, p.period);
+    Some((fast * SLACK, reference * SLACK))
 }
 
 /// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at

@@ -1,0 +1,281 @@
+//! The `rolling` variant's own evidence: its error bound holds at every bar (and a bound missing
+//! the fast path's term does not, so the check bites), every tier agrees, and property tests
+//! built to make near-ties (flat prices, single ticks, tick grids, NaN runs) stay bit-identical.
+
+mod common;
+
+use hullsweep_kernel::{Combo, ValidClose, derive_windows, hma, hma3, window};
+use hullsweep_variants::rolling::{self, Stats, bound_parts, fast_d_with_bound, sweep_with_stats};
+use hullsweep_variants::simd::{Tier, WmaKernel};
+use hullsweep_variants::{Threads, Variant};
+use proptest::prelude::*;
+
+/// The reference's `d = hma - hma3` at every bar.
+fn reference_d(close: &[f64], c: &Combo) -> Vec<f64> {
+    let [n, h, s, m, h3, t] = c.map(window);
+    let a = hma(close, n, h, s);
+    let b = hma3(close, m, h3, t);
+    a.iter().zip(&b).map(|(x, y)| x - y).collect()
+}
+
+/// Largest `|d_fast - d_ref| / bound` over the bars; panics if the NaN bars differ.
+fn worst_ratio(close: &[f64], c: &Combo, scale: f64) -> f64 {
+    let valid = ValidClose::new(close).expect("valid series");
+    let Some((fast, bound)) = fast_d_with_bound(valid, c).expect("valid combo") else {
+        return 0.0;
+    };
+    let want = reference_d(close, c);
+    let mut worst = 0.0f64;
+    for i in 0..close.len() {
+        assert_eq!(
+            fast[i].is_nan(),
+            want[i].is_nan(),
+            "bar {i} of {c:?}: NaN bars differ (fast {}, reference {})",
+            fast[i],
+            want[i]
+        );
+        if !want[i].is_nan() {
+            let err = (fast[i] - want[i]).abs();
+            let b = bound[i] * scale;
+            worst = worst.max(if b > 0.0 {
+                err / b
+            } else {
+                err * f64::INFINITY
+            });
+        }
+    }
+    worst
+}
+
+/// Combos of every shape: the default derivation at several lengths, and windows that differ.
+fn combos() -> Vec<Combo> {
+    let mut out: Vec<Combo> = [1, 2, 3, 6, 11, 40, 120].map(derive_windows).to_vec();
+    out.extend([
+        [9, 4, 3, 12, 7, 2],
+        [16, 5, 2, 10, 6, 4],
+        [1, 3, 7, 2, 5, 1],
+    ]);
+    out
+}
+
+fn gbm(n: usize, seed: u64, sigma: f64) -> Vec<f64> {
+    hullsweep_kernel::gbm(n, seed, sigma).expect("gbm")
+}
+
+/// A flat price with a one-tick step every `every` bars, up or down.
+fn sparse_ticks(n: usize, level: f64, tick: f64, every: usize) -> Vec<f64> {
+    let mut p = level;
+    (0..n)
+        .map(|i| {
+            if i > 0 && i % every == 0 {
+                p += if (i / every) % 3 == 0 { -tick } else { tick };
+            }
+            p
+        })
+        .collect()
+}
+
+/// Series on which the fast path and the reference round the most differently: noise, long
+/// flat runs at values that are not exact in binary, tick grids and huge and tiny prices.
+fn adversarial() -> Vec<(&'static str, Vec<f64>)> {
+    let noise = gbm(3000, 11, 0.01);
+    let tick: Vec<f64> = noise.iter().map(|p| (p * 100.0).round() / 100.0).collect();
+    let mut flats = Vec::new();
+    for level in [1.1, 0.3, 1e-6, 1e6] {
+        flats.extend(std::iter::repeat_n(level, 500));
+        flats.extend(gbm(200, 5, 0.001).iter().map(|p| p / 100.0 * level));
+    }
+    vec![
+        ("noise", noise),
+        ("tick grid", tick),
+        ("flat runs", flats),
+        ("sparse ticks", sparse_ticks(3000, 1.1, 0.01, 97)),
+        ("huge", gbm(2000, 3, 0.01).iter().map(|p| p * 1e6).collect()),
+        (
+            "tiny",
+            gbm(2000, 4, 0.01).iter().map(|p| p * 1e-6).collect(),
+        ),
+    ]
+}
+
+#[test]
+fn the_bound_holds_at_every_bar() {
+    for (name, close) in adversarial() {
+        for c in combos() {
+            let r = worst_ratio(&close, &c, 1.0);
+            assert!(
+                r <= 1.0,
+                "{name} {c:?}: |d_fast - d_ref| is {r} times the bound"
+            );
+        }
+    }
+}
+
+/// The negative control: the bound test can fail. The reference's share of the bound alone is
+/// too small for the fast path's rounding on noisy data, and the check says so.
+#[test]
+fn a_bound_without_the_fast_path_term_fails_the_check() {
+    let close = gbm(3000, 11, 0.01);
+    let c = derive_windows(40);
+    let (fast, reference) = bound_parts(&c, close.len()).expect("fast path");
+    let share = reference / (fast + reference);
+    let r = worst_ratio(&close, &c, share / 16.0);
+    assert!(
+        r > 1.0,
+        "a bound 16x below the reference's share still held ({r})"
+    );
+}
+
+#[test]
+fn every_tier_and_thread_count_gives_the_same_bits_and_stats() {
+    for (name, close) in adversarial() {
+        let params = combos();
+        let want = hullsweep_kernel::sweep(&close, &params, 0.09).expect("reference");
+        let valid = ValidClose::new(&close).expect("valid");
+        let mut first: Option<Stats> = None;
+        for tier in Tier::available() {
+            let kernel = tier.kernel().expect("available");
+            for threads in [1, 2] {
+                let (got, stats) =
+                    sweep_with_stats(valid, &params, 0.09, Threads::Fixed(threads), tier, kernel)
+                        .expect("sweep");
+                let label = format!("rolling/{}/{threads}", tier.name());
+                common::assert_identical(name, &label, &params, &want, &got);
+                assert_eq!(*first.get_or_insert(stats), stats, "{name} {label}: stats");
+            }
+        }
+    }
+}
+
+#[test]
+fn stats_count_the_fallback_where_the_data_is_adversarial() {
+    let params: Vec<Combo> = [6, 20, 60].map(derive_windows).to_vec();
+    let run = |close: &[f64]| {
+        let valid = ValidClose::new(close).expect("valid");
+        let best = Tier::best();
+        sweep_with_stats(
+            valid,
+            &params,
+            0.09,
+            Threads::Fixed(1),
+            best,
+            WmaKernel::best(),
+        )
+        .expect("sweep")
+        .1
+    };
+    let noisy = run(&gbm(5000, 1, 0.001));
+    assert_eq!(noisy.fallback_bars, 0, "noise is certified: {noisy:?}");
+    assert!(noisy.bars > 0);
+    // A flat 1.1 puts d a few ulps from zero (or at it): nothing there can be certified.
+    let flat = run(&vec![1.1; 5000]);
+    assert_eq!(flat.fallback_bars, flat.bars, "{flat:?}");
+    assert!(flat.recomputed_bars >= flat.fallback_bars);
+    let ticks = run(&sparse_ticks(5000, 100.0, 0.01, 250));
+    assert!(
+        ticks.fallback_bars > 0 && ticks.fallback_bars < ticks.bars,
+        "{ticks:?}"
+    );
+    assert!(ticks.certified_fraction() > 0.0 && ticks.certified_fraction() < 1.0);
+    // Windows longer than the series (L = 20 needs 20 + 20 - 1 bars for hma3): no work at all.
+    let short = run(&gbm(30, 2, 0.01));
+    assert_eq!(short.all_nan_combos, 2, "{short:?}");
+}
+
+fn assert_rolling_identical(close: &[f64], params: &[Combo], fee: f64) {
+    let want = hullsweep_kernel::sweep(close, params, fee).expect("reference");
+    for v in [Variant::Rolling, Variant::RollingRayon] {
+        let got = v
+            .sweep(close, params, fee, Threads::Fixed(2))
+            .expect("sweep");
+        common::assert_identical("near-tie", v.name(), params, &want, &got);
+    }
+}
+
+fn params() -> impl Strategy<Value = Vec<Combo>> {
+    let derived = (1i64..80).prop_map(derive_windows);
+    let free = prop::array::uniform6(1i64..50);
+    prop::collection::vec(prop_oneof![derived, free], 1..4)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A flat price with sparse single-tick changes: `d` is exactly zero or a few ulps from it
+    /// on the flats, and small but real right after each tick.
+    #[test]
+    fn sparse_single_ticks_on_a_flat_price(
+        level in prop::sample::select(vec![1.1, 0.3, 100.0, 1234.5]),
+        every in 5usize..200,
+        n in 50usize..1500,
+        params in params(),
+    ) {
+        assert_rolling_identical(&sparse_ticks(n, level, 0.01, every), &params, 0.09);
+    }
+
+    /// Prices on a tick grid, so the same values repeat and windows tie.
+    #[test]
+    fn tick_grids(steps in prop::collection::vec(-3i64..=3, 20..1500), params in params()) {
+        let mut ticks = 10_000i64;
+        let close: Vec<f64> = steps
+            .iter()
+            .map(|s| {
+                ticks = (ticks + s).max(1);
+                ticks as f64 * 0.01
+            })
+            .collect();
+        assert_rolling_identical(&close, &params, 0.09);
+    }
+
+    /// Long flat runs at values that are not exact in binary, and at extreme scales.
+    #[test]
+    fn long_flat_runs_at_awkward_values(
+        runs in prop::collection::vec(
+            (prop::sample::select(vec![1.1, 0.3, 1e-6, 1e6]), 1usize..400), 1..6),
+        params in params(),
+    ) {
+        let close: Vec<f64> =
+            runs.iter().flat_map(|&(v, n)| std::iter::repeat_n(v, n)).collect();
+        assert_rolling_identical(&close, &params, 0.09);
+    }
+
+    /// NaN runs right next to flat runs and noise.
+    #[test]
+    fn nan_runs_next_to_flat_runs(
+        pieces in prop::collection::vec((0u8..3, 1usize..120), 1..10),
+        params in params(),
+    ) {
+        let noise = gbm(200, 9, 0.01);
+        let mut close = Vec::new();
+        for (kind, len) in pieces {
+            match kind {
+                0 => close.extend(std::iter::repeat_n(f64::NAN, len)),
+                1 => close.extend(std::iter::repeat_n(1.1, len)),
+                _ => close.extend(noise.iter().take(len)),
+            }
+        }
+        if close.iter().all(|v| v.is_nan()) {
+            close.push(1.1);
+        }
+        assert_rolling_identical(&close, &params, 0.09);
+    }
+
+    /// The bound holds on random series and windows, not only on the fixed ones above.
+    #[test]
+    fn the_bound_holds_on_random_series(
+        seed in 0u64..1000,
+        sigma in prop::sample::select(vec![0.0001, 0.001, 0.01, 0.05]),
+        n in 20usize..2000,
+        l in 1i64..100,
+    ) {
+        let close = gbm(n, seed, sigma);
+        let r = worst_ratio(&close, &derive_windows(l), 1.0);
+        prop_assert!(r <= 1.0, "ratio {}", r);
+    }
+}
+
+#[test]
+fn the_module_exposes_its_stats_type() {
+    // Stats default to an empty sweep that certified everything.
+    assert_eq!(rolling::Stats::default().certified_fraction(), 1.0);
+}
