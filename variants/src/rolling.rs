@@ -796,7 +796,8 @@ fn run_fast(
     let mut bt = Backtest::new();
     for (l, lane) in close.chunks(q).enumerate() {
         bt.step(lane[0], dt[l], fee_pct);
-        for &k in &scratch.events[l] {
+        // The last lane may end before `q`; the positions past the series are not bars.
+        for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
             bt.step(lane[k], dt[k * LANES + l], fee_pct);
         }
     }
