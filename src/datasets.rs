@@ -217,6 +217,22 @@ fn tick_grid() -> Vec<f64> {
         .collect()
 }
 
+/// A flat price with sparse single-tick steps (one tick up or down every `every` bars, never
+/// below one tick): `d` is zero or a few ulps from it on every flat, the rolling variant's worst
+/// case. The lab times it; it is not in the gate suite.
+pub fn sparse_ticks(bars: usize, level: f64, tick: f64, every: usize) -> Vec<f64> {
+    let mut rng = SplitMix(0x5eed);
+    let mut ticks = (level / tick).round();
+    (0..bars)
+        .map(|i| {
+            if i > 0 && i % every.max(1) == 0 {
+                ticks = (ticks + if rng.next() % 2 == 0 { 1.0 } else { -1.0 }).max(1.0);
+            }
+            ticks * tick
+        })
+        .collect()
+}
+
 fn grid(lo: i64, hi: i64, k: usize) -> Vec<Combo> {
     kernel::grid(GridSpec { lo, hi, k }).expect("fixed grid is valid")
 }

@@ -12,3 +12,4 @@ pub mod io;
 pub mod lab;
 pub mod machine;
 pub mod numba;
+pub mod rolling_lab;

@@ -70,7 +70,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for v in variants {
         contenders.push(Contender::Rust(v));
         // The parallel variant also runs on one thread, so the table shows how it scales.
-        if v == Variant::Rayon && hullsweep::variants::rayon::thread_count(threads) > 1 {
+        if matches!(v, Variant::Rayon | Variant::RollingRayon)
+            && hullsweep::variants::rayon::thread_count(threads) > 1
+        {
             contenders.push(Contender::RustPinned(v, 1));
         }
     }
@@ -101,7 +103,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
 
-    let table = report.to_markdown();
+    let mut table = report.to_markdown();
+    // The rolling variant's own section: certification, fallback cost, window length and
+    // adversarial data, each against simd side by side.
+    if cfg
+        .contenders
+        .iter()
+        .any(|c| matches!(c, Contender::Rust(Variant::Rolling | Variant::RollingRayon)))
+    {
+        let workloads = hullsweep::rolling_lab::workloads(&cfg.close, &cfg.params, cfg.fee);
+        let bar = ProgressBar::new_spinner();
+        let rows = hullsweep::rolling_lab::run(&workloads, cfg.rounds, |msg| {
+            bar.set_message(msg.to_string());
+            bar.tick();
+        })?;
+        bar.finish_and_clear();
+        table += "\n";
+        table += &hullsweep::rolling_lab::to_markdown(&rows, cfg.rounds);
+    }
     println!("{table}");
     if let Some(path) = &args.out {
         std::fs::write(path, &table).with_context(|| format!("cannot write {}", path.display()))?;

@@ -10,7 +10,7 @@
 //! close series is stored transposed once per sweep (`ct[loc * 8 + lane]`), so a window's oldest
 //! and newest values are plain vector loads for all 8 stretches at once, and the recurrence's
 //! loop-carried additions (one per WMA per bar) are spread over 8 independent lanes. Each lane
-//! restarts its recurrences every [`Plan::period`] bars, which bounds the rounding they carry.
+//! restarts its recurrences every few window lengths, which bounds the rounding they carry.
 #![doc = include_str!("rolling.md")]
 
 use crate::Threads;
@@ -126,6 +126,15 @@ impl<'a> Prepared<'a> {
             since_nan,
             nans,
         }
+    }
+
+    /// Bytes this holds.
+    fn bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(&self.ct[..])
+            + size_of_val(&self.block_max[..])
+            + size_of_val(&self.since_nan[..])
+            + size_of_val(&self.nans[..])
     }
 
     /// Largest |close| over positions `loc` of every lane (clamped to the buffer).
@@ -275,6 +284,9 @@ pub struct Stats {
     pub direct_combos: u64,
     /// Combos whose every bar is NaN (a window longer than the series): no work at all.
     pub all_nan_combos: u64,
+    /// Working memory the sweep held at its peak, in bytes: the prepared series shared by the
+    /// workers plus each worker's scratch (the results themselves not included).
+    pub memory_bytes: u64,
 }
 
 impl Stats {
@@ -284,6 +296,7 @@ impl Stats {
         self.recomputed_bars += o.recomputed_bars;
         self.direct_combos += o.direct_combos;
         self.all_nan_combos += o.all_nan_combos;
+        self.memory_bytes += o.memory_bytes;
     }
 
     /// Fraction of defined bars the bound certified (1 when there are none).
@@ -323,6 +336,22 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// Bytes this holds (capacity, so growth during the sweep counts).
+    fn bytes(&self) -> usize {
+        let f = std::mem::size_of::<f64>();
+        let v = |c: usize| c * f;
+        v(self.d1.capacity())
+            + v(self.d3.capacity())
+            + v(self.dt.capacity())
+            + v(self.d.capacity())
+            + v(self.signs.capacity())
+            + v(self.touched.capacity())
+            + self.events.iter().map(|e| v(e.capacity())).sum::<usize>()
+            + self.uncertain.capacity() * std::mem::size_of::<Range<usize>>()
+            + v(self.fallback.capacity())
+            + v(self.reference.n_bars() * prealloc::BUFFERS)
+    }
+
     fn fit(&mut self, prep: &Prepared<'_>) {
         let len = (prep.pad + prep.q) * LANES;
         self.d1.resize(len, 0.0);
@@ -877,8 +906,10 @@ pub fn sweep_with_stats(
             let (pnl, trades) = run(&mut scratch, &mut direct, &mut stats, k);
             done.push((k, pnl, trades));
         }
+        stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
         (done, stats)
     });
+    stats.memory_bytes = prep.bytes() as u64;
     for (worker, s) in done {
         stats.add(&s);
         for (k, pnl, trades) in worker {
