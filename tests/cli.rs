@@ -127,6 +127,39 @@ fn sweep_reads_csv_and_params_npy() {
     );
 }
 
+/// The issue-13 regression: a one-column CSV with an empty cell must keep that bar (as NaN),
+/// giving the same sweep as the series written to .npy with NaN there.
+#[test]
+fn one_column_csv_keeps_an_empty_cell_as_a_missing_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut close = hullsweep::kernel::gbm(2000, 5, 0.01).unwrap();
+    for i in [0, 700, 1999] {
+        close[i] = f64::NAN;
+    }
+    let mut csv = String::from("close\n");
+    for c in &close {
+        if !c.is_nan() {
+            csv += &c.to_string();
+        }
+        csv += "\n";
+    }
+    let csv = write(dir.path(), "one.csv", &csv);
+    let npy = dir.path().join("same.npy");
+    io::write_f64_npy(&npy, &close).unwrap();
+    let run = |data: &Path| {
+        let out = hullsweep()
+            .args(["sweep", "--data", s(data), "--grid", "6:40:3"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+    let (from_csv, note) = run(&csv);
+    assert!(note.contains("over 2000 bars"), "{note}");
+    assert_eq!(from_csv, run(&npy).0);
+}
+
 #[test]
 fn bad_inputs_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
