@@ -1,7 +1,7 @@
 //! Reading and writing the arrays hullsweep exchanges: close series (`.npy` or CSV), params
 //! (`n x 6` int64 `.npy`) and per-combo results. Every error names the file and the bad value.
 
-use crate::Combo;
+use crate::{Combo, KernelError};
 use npyz::{DType, NpyFile, Order, WriterBuilder};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 /// Why a data or params file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
-    #[error("{path}: {source}")]
+    // The OS error is part of the message and deliberately not a `source`, so a cause chain
+    // printed in full (`{:#}`) says it once.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a valid .npy file: {detail}")]
     Malformed { path: PathBuf, detail: String },
@@ -33,12 +35,26 @@ pub enum DataError {
     UnknownType { path: PathBuf },
     #[error("{path}: {detail}")]
     Csv { path: PathBuf, detail: String },
+    #[error(
+        "{path}: bad price {value} at index {index}{}: prices must be finite and > 0 (NaN marks \
+         a missing bar)",
+        line.map_or(String::new(), |l| format!(" (line {l})"))
+    )]
+    BadPrice {
+        path: PathBuf,
+        index: usize,
+        /// The file line of a CSV bar.
+        line: Option<u64>,
+        value: f64,
+    },
+    #[error("{path}: {error}")]
+    Invalid { path: PathBuf, error: KernelError },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
-    move |source| DataError::Io {
+    move |error| DataError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -253,6 +269,31 @@ fn read_csv_series(path: &Path, column: Option<&str>) -> Result<(Vec<f64>, Vec<u
     Ok((close, where_))
 }
 
+/// Reads a close series like [`read_close`] and checks it as the kernel will: not empty, every
+/// price finite and `> 0` or NaN. A bad price is named by its index and, in a CSV, its line.
+pub fn read_valid_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
+    let (close, lines) = match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("csv") => {
+            let (close, lines) = read_csv_series(path, column)?;
+            (close, Some(lines))
+        }
+        _ => (read_close(path, column)?, None),
+    };
+    match crate::kernel::validate_close(&close) {
+        Ok(()) => Ok(close),
+        Err(KernelError::BadPrice { index, value }) => Err(DataError::BadPrice {
+            path: path.to_path_buf(),
+            index,
+            line: lines.map(|l| l[index]),
+            value,
+        }),
+        Err(error) => Err(DataError::Invalid {
+            path: path.to_path_buf(),
+            error,
+        }),
+    }
+}
+
 /// Reads a close series from `.npy` or `.csv`, chosen by extension.
 pub fn read_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
     match path.extension().and_then(|e| e.to_str()) {
@@ -461,5 +502,24 @@ mod tests {
         assert!(e.contains("line 1 is blank"), "{e}");
         let e = read_text("close\r1\r2\r", None).unwrap_err();
         assert!(e.contains("carriage return"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_price_is_named_by_index_and_csv_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("p.csv");
+        std::fs::write(&csv, "close\r\n100\r\n\r\n0\r\n").unwrap();
+        let e = read_valid_close(&csv, None).unwrap_err().to_string();
+        assert!(e.contains("bad price 0 at index 2 (line 4)"), "{e}");
+        let npy = dir.path().join("p.npy");
+        write_f64_npy(&npy, &[100.0, f64::NAN, 0.0]).unwrap();
+        let e = read_valid_close(&npy, None).unwrap_err().to_string();
+        assert!(e.contains("bad price 0 at index 2:"), "{e}");
+        std::fs::write(&csv, "close\n").unwrap();
+        let e = read_valid_close(&csv, None).unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+        std::fs::write(&csv, "close\n1\n\n2\n").unwrap();
+        let c = read_valid_close(&csv, None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
     }
 }

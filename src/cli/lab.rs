@@ -27,17 +27,20 @@ pub struct Args {
     /// CSV column holding the close.
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
-    /// Grid of HMA lengths LO:HI:K.
-    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80")]
+    /// Grid of HMA lengths LO:HI:K (K distinct lengths from LO to HI).
+    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80", value_parser = super::sweep::parse_grid)]
     grid: GridSpec,
-    /// Round-trip fee per closed trade, in percentage points.
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PCT", help = super::sweep::FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
     fee: f64,
     /// Threads for the parallel contenders (rayon and numba prange); default: all cores.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Only these Rust variants (repeatable); default: all.
-    #[arg(long = "variant", value_name = "NAME", value_parser = super::sweep::parse_variant)]
+    #[arg(
+        long = "variant",
+        value_name = "NAME",
+        help = super::sweep::variant_help("Only these Rust variants (repeatable; default: all)"),
+        value_parser = super::sweep::parse_variant
+    )]
     variants: Vec<Variant>,
     /// Also write the table as Markdown to this file.
     #[arg(long, value_name = "FILE")]
