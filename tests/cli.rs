@@ -402,6 +402,17 @@ fn lab_runs_end_to_end_on_small_data() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // Progress, in plain lines since stderr is not a terminal: what runs now, every step counted.
+    for v in hullsweep::Variant::ALL {
+        let line = format!("lab: gate: {} against numba (", v.name());
+        assert!(stderr.contains(&line), "no {line:?} in {stderr}");
+    }
+    for round in ["round 1/2", "round 2/2"] {
+        assert!(
+            stderr.contains(&format!("lab: {round} of the timed runs")),
+            "{stderr}"
+        );
+    }
     let md = std::fs::read_to_string(&table).unwrap();
     for v in hullsweep::Variant::ALL {
         let row = md

@@ -8,6 +8,7 @@ use hullsweep::numba::{self, Mode, Worker};
 use hullsweep::{Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Run numba (1 thread and prange) and every Rust variant on the default sweep, side by side.
 ///
@@ -92,15 +93,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cfg.params.len(),
         cfg.rounds
     );
-    let bar = ProgressBar::new((cfg.rounds * cfg.contenders.len()) as u64);
+    let bar = ProgressBar::new(1);
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+        ProgressStyle::with_template("{elapsed_precise} [{bar:20}] {pos}/{len} {wide_msg}")
             .expect("static template")
             .progress_chars("=> "),
     );
-    let report = lab::run(&cfg, &mut worker, |done, _, name| {
-        bar.set_position(done as u64);
-        bar.set_message(name.to_string());
+    bar.enable_steady_tick(Duration::from_millis(250));
+    // Without a terminal (a log, CI) the bar is hidden: say each gate run and each round instead.
+    let plain = bar.is_hidden();
+    let mut round = String::new();
+    let report = lab::run(&cfg, &mut worker, |p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.now.to_string());
+        if plain && !p.now.is_empty() {
+            match p.now.split_once(':') {
+                Some((r, _)) if r.starts_with("round") => {
+                    if r != round {
+                        eprintln!("lab: {r} of the timed runs ({}/{} steps)", p.done, p.total);
+                        round = r.to_string();
+                    }
+                }
+                _ => eprintln!("lab: {} ({}/{} steps)", p.now, p.done, p.total),
+            }
+        }
     })?;
     bar.finish_and_clear();
 
