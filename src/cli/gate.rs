@@ -12,11 +12,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Check implementations against the live numba reference: every combo's trades must equal the
-/// reference's and its PnL be within 1e-6 (the spec's gate). Bit-identity is reported too.
+/// reference's and its PnL be within 1e-6 (the equivalence gate). Bit-identity is reported too.
 ///
 /// Without --data, --params or --grid it runs the whole dataset suite (the default data and the
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
-/// (about a minute). Exits non-zero if any dataset fails.
+/// (about a minute). Exits non-zero if any dataset fails. The rule and the datasets are
+/// described in the repository's docs/gate.md.
 #[derive(clap::Args, Debug)]
 #[command(group = clap::ArgGroup::new("user").args(["data", "params", "grid"]).multiple(true))]
 pub struct Args {

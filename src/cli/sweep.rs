@@ -11,7 +11,7 @@ use std::time::Instant;
 ///
 /// The series comes from a 1-D float64 .npy or a CSV column (an empty cell is a missing bar);
 /// without --data the built-in default series is used. Combos come from a grid of HMA lengths,
-/// each expanded to six windows as the spec derives them, or from an n x 6 int64 .npy file.
+/// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Close series: a .npy (1-D float64) or .csv file. Default: the built-in 150,000-bar series.
