@@ -234,7 +234,7 @@ fn read_csv_series(path: &Path, column: Option<&str>) -> Result<(Vec<f64>, Vec<u
         .headers()
         .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?;
     let mut close = Vec::with_capacity(lines.len().saturating_sub(1));
-    let mut where_ = Vec::with_capacity(close.capacity());
+    let mut bar_lines = Vec::with_capacity(close.capacity());
     for record in reader.records() {
         let record = record.map_err(|e| match e.kind() {
             csv::ErrorKind::UnequalLengths {
@@ -264,9 +264,9 @@ fn read_csv_series(path: &Path, column: Option<&str>) -> Result<(Vec<f64>, Vec<u
             })?
         };
         close.push(value);
-        where_.push(line);
+        bar_lines.push(line);
     }
-    Ok((close, where_))
+    Ok((close, bar_lines))
 }
 
 /// Reads a close series like [`read_close`] and checks it as the kernel will: not empty, every
