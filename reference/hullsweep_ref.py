@@ -1,4 +1,4 @@
-"""The numba reference kernel of hullsweep, written the way the study wrote it (spec/KERNEL.md).
+"""The numba reference kernel of hullsweep, written the way the study wrote it (docs/kernel.md).
 
 It is the oracle the Rust implementations are gated against, so the arithmetic is naive and in
 the spec's order: each WMA sums oldest element first, one multiply then one add per step, from an

@@ -1,7 +1,7 @@
 //! The equivalence gate: compare an implementation's per-combo results with the numba reference's
 //! (live, or the golden fixtures in `tests/golden/`) on every dataset of the suite, and report.
 //!
-//! The rule is the spec's: every combo's trade count equal, and `|pnl - pnl_ref| <= 1e-6`.
+//! The rule (docs/gate.md): every combo's trade count equal, and `|pnl - pnl_ref| <= 1e-6`.
 //! Bit-identity is reported as well, because the reference-arithmetic variants must reach it.
 
 use crate::SweepResult;

@@ -1,7 +1,7 @@
 //! Reading and writing the arrays hullsweep exchanges: close series (`.npy` or CSV), params
 //! (`n x 6` int64 `.npy`) and per-combo results. Every error names the file and the bad value.
 
-use crate::Combo;
+use crate::{Combo, KernelError};
 use npyz::{DType, NpyFile, Order, WriterBuilder};
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 /// Why a data or params file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum DataError {
-    #[error("{path}: {source}")]
+    // The OS error is part of the message and deliberately not a `source`, so a cause chain
+    // printed in full (`{:#}`) says it once.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a valid .npy file: {detail}")]
     Malformed { path: PathBuf, detail: String },
@@ -33,12 +35,26 @@ pub enum DataError {
     UnknownType { path: PathBuf },
     #[error("{path}: {detail}")]
     Csv { path: PathBuf, detail: String },
+    #[error(
+        "{path}: bad price {value} at index {index}{}: prices must be finite and > 0 (NaN marks \
+         a missing bar)",
+        line.map_or(String::new(), |l| format!(" (line {l})"))
+    )]
+    BadPrice {
+        path: PathBuf,
+        index: usize,
+        /// The file line of a CSV bar.
+        line: Option<u64>,
+        value: f64,
+    },
+    #[error("{path}: {error}")]
+    Invalid { path: PathBuf, error: KernelError },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
-    move |source| DataError::Io {
+    move |error| DataError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 
@@ -123,19 +139,57 @@ pub fn read_params_npy(path: &Path) -> Result<Vec<Combo>, DataError> {
         .collect())
 }
 
-/// Reads one column of a CSV file with a header row. An empty cell is a missing bar (NaN).
+/// Reads one column of a CSV file with a header row: one line after the header is one bar.
 ///
-/// Without `column`, a file with one column uses it, and otherwise a column named `close`.
+/// An empty cell is a missing bar (NaN); in a one-column file that is an empty line, so every
+/// line there is a bar. In a file with several columns a blank line between rows is refused (it
+/// holds no cell, so it is no bar, yet dropping it could shift the series) and blank lines after
+/// the last row are ignored. Line endings are `\n` or `\r\n`. Without `column`, a file with one
+/// column uses it, and otherwise a column named `close`.
 pub fn read_close_csv(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
+    Ok(read_csv_series(path, column)?.0)
+}
+
+/// The bars of a CSV column and the 1-based file line of each.
+fn read_csv_series(path: &Path, column: Option<&str>) -> Result<(Vec<f64>, Vec<u64>), DataError> {
     let csv_err = |detail: String| DataError::Csv {
         path: path.to_path_buf(),
         detail,
     };
-    let file = File::open(path).map_err(io_err(path))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(BufReader::new(file));
-    let headers = reader
+    let bytes = std::fs::read(path).map_err(io_err(path))?;
+    // The lines are split here rather than by the csv crate, which skips empty lines: in a
+    // one-column file an empty line is an empty cell, and skipping it shifts every later bar.
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        lines.pop(); // the last line's terminator (or an empty file), not a line of its own
+    }
+    for line in &mut lines {
+        *line = line.strip_suffix(b"\r").unwrap_or(line);
+    }
+    if let Some(i) = lines.iter().position(|l| l.contains(&b'\r')) {
+        return Err(csv_err(format!(
+            "line {}: a carriage return inside the line; expected \\n or \\r\\n line endings",
+            i + 1
+        )));
+    }
+    match lines.first() {
+        None => {
+            return Err(csv_err(
+                "the file is empty; expected a header row, then one row per bar".into(),
+            ));
+        }
+        Some([]) => {
+            return Err(csv_err("line 1 is blank; expected the header row".into()));
+        }
+        Some(_) => {}
+    }
+    let builder = {
+        let mut b = csv::ReaderBuilder::new();
+        b.trim(csv::Trim::All);
+        b
+    };
+    let headers = builder
+        .from_reader(lines[0])
         .headers()
         .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?
         .clone();
@@ -155,25 +209,89 @@ pub fn read_close_csv(path: &Path, column: Option<&str>) -> Result<Vec<f64>, Dat
         })?,
     };
     let name = headers.get(index).unwrap_or("").to_string();
-    let mut close = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(|e| csv_err(format!("malformed CSV: {e}")))?;
-        let line = record.position().map_or(0, |p| p.line());
-        let cell = record
-            .get(index)
-            .ok_or_else(|| csv_err(format!("line {line} has no cell in column {name:?}")))?;
-        if cell.is_empty() {
-            close.push(f64::NAN);
-            continue;
+
+    let one_column = headers.len() == 1;
+    if !one_column {
+        let last_row = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
+        if let Some(i) = lines[..last_row].iter().position(|l| l.is_empty()) {
+            return Err(csv_err(format!(
+                "line {} is blank; with several columns a missing bar is a row with an empty \
+                 cell in column {name:?}: remove the line or give it its cells",
+                i + 1
+            )));
         }
-        let value = cell.parse::<f64>().map_err(|_| {
+        lines.truncate(last_row + 1);
+    }
+    // One `\n`-terminated line per file line, nothing for the csv crate to skip (an empty line
+    // becomes an explicit empty cell), so its line numbers are the file's.
+    let mut text = Vec::with_capacity(bytes.len() + lines.len());
+    for line in &lines {
+        text.extend_from_slice(if line.is_empty() { b"\"\"" } else { line });
+        text.push(b'\n');
+    }
+    let mut reader = builder.from_reader(text.as_slice());
+    reader
+        .headers()
+        .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?;
+    let mut close = Vec::with_capacity(lines.len().saturating_sub(1));
+    let mut bar_lines = Vec::with_capacity(close.capacity());
+    for record in reader.records() {
+        let record = record.map_err(|e| match e.kind() {
+            csv::ErrorKind::UnequalLengths {
+                pos: Some(pos),
+                expected_len,
+                len,
+            } => csv_err(format!(
+                "line {} has {len} cells; the header has {expected_len}",
+                pos.line()
+            )),
+            _ => csv_err(format!("malformed CSV: {e}")),
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        let bar = close.len();
+        let cell = record.get(index).ok_or_else(|| {
             csv_err(format!(
-                "line {line}, column {name:?}: {cell:?} is not a number"
+                "line {line} (index {bar}) has no cell in column {name:?}"
             ))
         })?;
+        let value = if cell.is_empty() {
+            f64::NAN
+        } else {
+            cell.parse::<f64>().map_err(|_| {
+                csv_err(format!(
+                    "{cell:?} at index {bar} (line {line}, column {name:?}) is not a number"
+                ))
+            })?
+        };
         close.push(value);
+        bar_lines.push(line);
     }
-    Ok(close)
+    Ok((close, bar_lines))
+}
+
+/// Reads a close series like [`read_close`] and checks it as the kernel will: not empty, every
+/// price finite and `> 0` or NaN. A bad price is named by its index and, in a CSV, its line.
+pub fn read_valid_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
+    let (close, lines) = match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("csv") => {
+            let (close, lines) = read_csv_series(path, column)?;
+            (close, Some(lines))
+        }
+        _ => (read_close(path, column)?, None),
+    };
+    match crate::kernel::validate_close(&close) {
+        Ok(()) => Ok(close),
+        Err(KernelError::BadPrice { index, value }) => Err(DataError::BadPrice {
+            path: path.to_path_buf(),
+            index,
+            line: lines.map(|l| l[index]),
+            value,
+        }),
+        Err(error) => Err(DataError::Invalid {
+            path: path.to_path_buf(),
+            error,
+        }),
+    }
 }
 
 /// Reads a close series from `.npy` or `.csv`, chosen by extension.
@@ -252,19 +370,156 @@ mod tests {
         assert!(e.contains("shape [3]"), "{e}");
     }
 
-    #[test]
-    fn csv_columns_and_empty_cells() {
+    /// One bar of a test file: `None` is an empty cell.
+    type Bar = Option<f64>;
+
+    /// Writes `bars` as a CSV (the close in column `at` of `width` columns) and checks that
+    /// reading it gives the same number of bars and every value, NaN for each empty cell.
+    fn round_trip(bars: &[Bar], width: usize, at: usize, eol: &str, extra_tail: &str) {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("d.csv");
-        std::fs::write(&p, "date,close,open\n1,100.5,1\n2,,1\n3,101,1\n").unwrap();
-        let c = read_close(&p, None).unwrap();
-        assert_eq!(c[0], 100.5);
-        assert!(c[1].is_nan());
-        assert_eq!(read_close(&p, Some("open")).unwrap(), vec![1.0; 3]);
-        let e = read_close(&p, Some("high")).unwrap_err().to_string();
-        assert!(e.contains("\"high\""), "{e}");
-        std::fs::write(&p, "close\n1\nabc\n").unwrap();
-        let e = read_close(&p, None).unwrap_err().to_string();
-        assert!(e.contains("line 3") && e.contains("\"abc\""), "{e}");
+        let header: Vec<String> = (0..width)
+            .map(|c| {
+                if c == at {
+                    "close".into()
+                } else {
+                    format!("x{c}")
+                }
+            })
+            .collect();
+        let mut text = header.join(",") + eol;
+        for (i, bar) in bars.iter().enumerate() {
+            let cells: Vec<String> = (0..width)
+                .map(|c| match (c == at, bar) {
+                    (true, Some(v)) => v.to_string(),
+                    (true, None) => String::new(),
+                    (false, _) => i.to_string(),
+                })
+                .collect();
+            text += &(cells.join(",") + eol);
+        }
+        text += extra_tail;
+        std::fs::write(&p, &text).unwrap();
+        let (got, lines) = read_csv_series(&p, None).unwrap();
+        assert_eq!(got.len(), bars.len(), "bar count of {text:?}");
+        for (i, (g, want)) in got.iter().zip(bars).enumerate() {
+            match want {
+                Some(v) => assert_eq!(g.to_bits(), v.to_bits(), "bar {i} of {text:?}"),
+                None => assert!(g.is_nan(), "bar {i} of {text:?} should be NaN, got {g}"),
+            }
+        }
+        let want_lines: Vec<u64> = (2..2 + bars.len() as u64).collect();
+        assert_eq!(lines, want_lines, "lines of {text:?}");
+        assert_eq!(read_close(&p, Some("close")).unwrap().len(), bars.len());
+    }
+
+    #[test]
+    fn csv_shapes_keep_every_bar_in_place() {
+        let values = [100.5, 0.000001, 1234567.891, 99.0, 101.25];
+        let full: Vec<Bar> = values.iter().copied().map(Some).collect();
+        let mut shapes: Vec<Vec<Bar>> = vec![full.clone(), vec![None], vec![None, None]];
+        for i in [0, 2, values.len() - 1] {
+            let mut bars = full.clone();
+            bars[i] = None; // empty cell at the start, in the middle, at the end
+            shapes.push(bars);
+        }
+        shapes.push(vec![None, Some(1.0), None, None, Some(2.0), None]);
+        for bars in &shapes {
+            for eol in ["\n", "\r\n"] {
+                for (width, at) in [(1, 0), (2, 1), (3, 0), (3, 2)] {
+                    round_trip(bars, width, at, eol, "");
+                    // In a file with several columns blank lines after the last row hold no
+                    // cell, so they are no bars.
+                    if width > 1 {
+                        round_trip(bars, width, at, eol, eol);
+                        round_trip(bars, width, at, eol, &format!("{eol}{eol}"));
+                    }
+                }
+            }
+        }
+        // Header only: no bars.
+        for eol in ["\n", "\r\n", ""] {
+            round_trip(&[], 1, 0, eol, "");
+            round_trip(&[], 3, 1, eol, "");
+        }
+    }
+
+    fn read_text(text: &str, column: Option<&str>) -> Result<(Vec<f64>, Vec<u64>), String> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.csv");
+        std::fs::write(&p, text).unwrap();
+        read_csv_series(&p, column).map_err(|e| e.to_string())
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn csv_one_column_empty_lines_are_missing_bars() {
+        // What pandas writes for [1, NaN, 2, NaN]: the last line is an empty cell.
+        let (c, lines) = read_text("close\n1.0\n\n2.0\n\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0, f64::NAN]));
+        assert_eq!(lines, [2, 3, 4, 5]);
+        // The same with CRLF, without a final line ending, and with NaN written out.
+        let (c, _) = read_text("close\r\n1.0\r\n\r\n2.0\r\n\r\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0, f64::NAN]));
+        let (c, _) = read_text("close\n1.0\n\n2.0", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+        let (c, _) = read_text("close\n1.0\nNaN\n2.0\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+        // A cell of spaces is an empty cell too.
+        let (c, _) = read_text("close\n1.0\n  \n2.0\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+    }
+
+    #[test]
+    fn csv_columns_and_bad_files_are_named() {
+        let text = "date,close,open\n1,100.5,1\n2,,1\n3,101,1\n";
+        let (c, _) = read_text(text, None).unwrap();
+        assert_eq!(bits(&c), bits(&[100.5, f64::NAN, 101.0]));
+        assert_eq!(read_text(text, Some("open")).unwrap().0, vec![1.0; 3]);
+        let e = read_text(text, Some("high")).unwrap_err();
+        assert!(e.contains("\"high\"") && e.contains("\"open\""), "{e}");
+        let e = read_text("date,open\n1,2\n", None).unwrap_err();
+        assert!(e.contains("--column"), "{e}");
+        // A bad cell is named by its bar index and its file line, CRLF or not.
+        for eol in ["\n", "\r\n"] {
+            let e = read_text(&format!("close{eol}1{eol}{eol}abc{eol}"), None).unwrap_err();
+            assert!(
+                e.contains("\"abc\" at index 2 (line 4, column \"close\")"),
+                "{e}"
+            );
+        }
+        // A blank line between rows of several columns could be a lost bar: refused by line.
+        let e = read_text("date,close\n1,2\n\n3,4\n", None).unwrap_err();
+        assert!(e.contains("line 3 is blank"), "{e}");
+        let e = read_text("date,close\n1,2\n3\n", None).unwrap_err();
+        assert!(e.contains("line 3 has 1 cells; the header has 2"), "{e}");
+        let e = read_text("", None).unwrap_err();
+        assert!(e.contains("empty"), "{e}");
+        let e = read_text("\nclose\n1\n", None).unwrap_err();
+        assert!(e.contains("line 1 is blank"), "{e}");
+        let e = read_text("close\r1\r2\r", None).unwrap_err();
+        assert!(e.contains("carriage return"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_price_is_named_by_index_and_csv_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("p.csv");
+        std::fs::write(&csv, "close\r\n100\r\n\r\n0\r\n").unwrap();
+        let e = read_valid_close(&csv, None).unwrap_err().to_string();
+        assert!(e.contains("bad price 0 at index 2 (line 4)"), "{e}");
+        let npy = dir.path().join("p.npy");
+        write_f64_npy(&npy, &[100.0, f64::NAN, 0.0]).unwrap();
+        let e = read_valid_close(&npy, None).unwrap_err().to_string();
+        assert!(e.contains("bad price 0 at index 2:"), "{e}");
+        std::fs::write(&csv, "close\n").unwrap();
+        let e = read_valid_close(&csv, None).unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+        std::fs::write(&csv, "close\n1\n\n2\n").unwrap();
+        let c = read_valid_close(&csv, None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
     }
 }

@@ -78,12 +78,36 @@ pub fn median(times: &[f64]) -> f64 {
     }
 }
 
-/// Runs the lab. `tick` is called after every timed run with (done, total, contender name).
+/// Where the lab is, for a progress display: `done` of `total` steps are finished and `now`
+/// says what runs next (for example `round 2/5: simd`).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress<'a> {
+    pub done: usize,
+    pub total: usize,
+    pub now: &'a str,
+}
+
+/// Runs the lab. `progress` is called before every step (loading, the oracle run, each gate
+/// run, each timed run) and once more when all are done (`now` empty).
 pub fn run(
     cfg: &LabConfig,
     worker: &mut Worker,
-    mut tick: impl FnMut(usize, usize, &str),
+    mut progress: impl FnMut(Progress<'_>),
 ) -> anyhow::Result<LabReport> {
+    // Steps: load, the oracle run, one gate run per other contender, then the timed rounds.
+    let gated = cfg
+        .contenders
+        .iter()
+        .filter(|c| **c != Contender::Numba(Mode::Single))
+        .count();
+    let total = 2 + gated + cfg.rounds * cfg.contenders.len();
+    let mut done = 0;
+    let mut step = |now: &str| {
+        progress(Progress { done, total, now });
+        done += 1;
+    };
+
+    step("numba: load the data, compile the kernel (cached after the first run)");
     worker.load(&cfg.close, &cfg.params, cfg.fee)?;
     let numba_versions = worker
         .versions()?
@@ -93,16 +117,20 @@ pub fn run(
         .join(", ");
 
     // Untimed first pass: warms every contender and gives the results the gate compares.
+    step("gate: numba (1 thread), the oracle");
     let (_, oracle) = worker.time(Mode::Single)?;
     let mut rows: Vec<LabRow> = Vec::with_capacity(cfg.contenders.len());
     for &c in &cfg.contenders {
         let gate = match c {
             Contender::Numba(Mode::Single) => None,
-            _ => Some(gate::compare(
-                &c.name(),
-                &run_once(cfg, worker, c)?.1,
-                &oracle,
-            )),
+            _ => {
+                step(&format!("gate: {} against numba", c.name()));
+                Some(gate::compare(
+                    &c.name(),
+                    &run_once(cfg, worker, c)?.1,
+                    &oracle,
+                ))
+            }
         };
         rows.push(LabRow {
             contender: c,
@@ -112,17 +140,24 @@ pub fn run(
     }
 
     // Timed rounds, rotating the order each round so no contender always runs first.
-    let total = cfg.rounds * rows.len();
-    let mut done = 0;
     for round in 0..cfg.rounds {
         for j in 0..rows.len() {
             let idx = (j + round) % rows.len();
+            step(&format!(
+                "round {}/{}: {}",
+                round + 1,
+                cfg.rounds,
+                rows[idx].contender.name()
+            ));
             let (secs, _) = run_once(cfg, worker, rows[idx].contender)?;
             rows[idx].times.push(secs);
-            done += 1;
-            tick(done, total, &rows[idx].contender.name());
         }
     }
+    progress(Progress {
+        done: total,
+        total,
+        now: "",
+    });
     Ok(LabReport {
         rows,
         bars: cfg.close.len(),

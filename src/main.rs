@@ -10,9 +10,26 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line naming the problem: the whole cause chain, no backtrace.
-            eprintln!("hullsweep: error: {e:#}");
+            eprintln!("hullsweep: error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The whole cause chain on one line, no backtrace. A cause whose text its parent's message
+/// already ends with is left out (errors that print their source, such as an OS error after a
+/// file name, would otherwise say it twice).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line += ": ";
+        }
+        line += &text;
+    }
+    line
 }

@@ -127,6 +127,39 @@ fn sweep_reads_csv_and_params_npy() {
     );
 }
 
+/// The issue-13 regression: a one-column CSV with an empty cell must keep that bar (as NaN),
+/// giving the same sweep as the series written to .npy with NaN there.
+#[test]
+fn one_column_csv_keeps_an_empty_cell_as_a_missing_bar() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut close = hullsweep::kernel::gbm(2000, 5, 0.01).unwrap();
+    for i in [0, 700, 1999] {
+        close[i] = f64::NAN;
+    }
+    let mut csv = String::from("close\n");
+    for c in &close {
+        if !c.is_nan() {
+            csv += &c.to_string();
+        }
+        csv += "\n";
+    }
+    let csv = write(dir.path(), "one.csv", &csv);
+    let npy = dir.path().join("same.npy");
+    io::write_f64_npy(&npy, &close).unwrap();
+    let run = |data: &Path| {
+        let out = hullsweep()
+            .args(["sweep", "--data", s(data), "--grid", "6:40:3"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+    let (from_csv, note) = run(&csv);
+    assert!(note.contains("over 2000 bars"), "{note}");
+    assert_eq!(from_csv, run(&npy).0);
+}
+
 #[test]
 fn bad_inputs_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
@@ -146,12 +179,13 @@ fn bad_inputs_name_the_problem() {
     let garbage = write(d, "garbage.npy", "not numpy at all");
     let bad_csv = write(d, "bad.csv", "close\n1.5\n2.5\nx1\n");
     let header_only = write(d, "header.csv", "close\n");
+    let bad_price_csv = write(d, "prices.csv", "date,close\n1,100\n2,\n3,-3.5\n");
     let text = write(d, "data.txt", "1\n2\n");
 
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         (
             vec!["sweep", "--data", "/nonexistent/x.npy"],
-            vec!["/nonexistent/x.npy"],
+            vec!["/nonexistent/x.npy: No such file or directory"],
         ),
         (
             vec!["sweep", "--data", s(&garbage)],
@@ -179,7 +213,11 @@ fn bad_inputs_name_the_problem() {
         ),
         (
             vec!["sweep", "--data", s(&bad_csv)],
-            vec!["bad.csv", "line 4", "\"x1\""],
+            vec!["bad.csv", "\"x1\" at index 2 (line 4, column \"close\")"],
+        ),
+        (
+            vec!["sweep", "--data", s(&bad_price_csv)],
+            vec!["prices.csv", "bad price -3.5 at index 2 (line 4)"],
         ),
         (
             vec!["sweep", "--data", s(&text)],
@@ -200,9 +238,18 @@ fn bad_inputs_name_the_problem() {
         (vec!["sweep", "--grid", "6:200"], vec!["6:200", "LO:HI:K"]),
         (vec!["sweep", "--grid", "0:10:3"], vec!["LO = 0"]),
         (vec!["sweep", "--grid", "9:3:3"], vec!["HI = 3"]),
+        // More lengths than integers in [LO, HI] would repeat combos.
+        (vec!["sweep", "--grid", "3:6:9"], vec!["K = 9", "K <= 4"]),
+        (vec!["lab", "--grid", "6:8:4"], vec!["K = 4", "K <= 3"]),
+        (vec!["gate", "--grid", "6:6:2"], vec!["K = 2", "K <= 1"]),
+        // Every problem of a bad grid, not just the first.
         (
-            vec!["sweep", "--variant", "warp"],
-            vec!["\"warp\"", "reference"],
+            vec!["sweep", "--grid", "0:x:0"],
+            vec!["LO = 0 must be >= 1", "HI = \"x\"", "K = 0 must be >= 1"],
+        ),
+        (
+            vec!["sweep", "--grid", "0:3:9"],
+            vec!["LO = 0 must be >= 1", "K = 9", "K <= 4"],
         ),
         (
             vec![
@@ -246,6 +293,91 @@ fn bad_inputs_name_the_problem() {
             );
         }
     }
+    // The OS error is said once, not once per level of the cause chain.
+    let stderr = fails(&["sweep", "--data", "/nonexistent/x.npy"]);
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+    let stderr = fails(&["data", "--out", "/nonexistent/x.npy"]);
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+}
+
+/// What `fastest` is on this machine, as help and errors show it.
+fn fastest_on_this_machine() -> String {
+    format!(
+        "fastest (= {} on this machine)",
+        hullsweep::Variant::fastest().name()
+    )
+}
+
+#[test]
+fn an_unknown_variant_gets_the_same_error_everywhere() {
+    for args in [
+        vec!["sweep", "--variant", "warp"],
+        vec!["gate", "--variant", "warp"],
+        vec!["lab", "--variant", "warp"],
+        vec!["serve", "--stdio", "--variant", "warp"],
+    ] {
+        let out = hullsweep().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: invalid value 'warp' for '--variant"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(&fastest_on_this_machine()), "{stderr}");
+        for v in hullsweep::Variant::ALL {
+            assert!(stderr.contains(v.name()), "{args:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn help_teaches_variants_defaults_and_fees() {
+    for sub in ["sweep", "serve", "gate", "lab"] {
+        let out = hullsweep().args([sub, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(help.contains(&fastest_on_this_machine()), "{sub}: {help}");
+        for v in hullsweep::Variant::ALL {
+            assert!(help.contains(v.name()), "{sub} --help lacks {}", v.name());
+        }
+        assert!(help.contains("a negative fee is a rebate"), "{sub}: {help}");
+    }
+    for sub in ["sweep", "serve"] {
+        let help = hullsweep().args([sub, "--help"]).output().unwrap().stdout;
+        let help = String::from_utf8(help).unwrap();
+        assert!(help.contains("[default: fastest]"), "{sub}: {help}");
+    }
+    let help = hullsweep()
+        .args(["serve", "--help"])
+        .output()
+        .unwrap()
+        .stdout;
+    let help = String::from_utf8(help).unwrap();
+    assert!(help.contains("docs/protocol.md"), "{help}");
+    assert!(!help.contains("spec/PROTOCOL.md"), "{help}");
+}
+
+#[test]
+fn sweep_runs_fastest_by_default_and_reference_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("c.npy");
+    io::write_f64_npy(&data, &hullsweep::kernel::gbm(3000, 2, 0.01).unwrap()).unwrap();
+    let run = |extra: &[&str]| {
+        let out = hullsweep()
+            .args(["sweep", "--data", s(&data), "--grid", "6:40:4"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        (out.stdout, stderr)
+    };
+    let (fast, note) = run(&[]);
+    let with = format!("with {} in", hullsweep::Variant::fastest().name());
+    assert!(note.contains(&with), "{note}");
+    let (slow, note) = run(&["--variant", "reference"]);
+    assert!(note.contains("with reference in"), "{note}");
+    assert_eq!(fast, slow, "fastest and reference must print the same bits");
 }
 
 #[test]
@@ -270,6 +402,17 @@ fn lab_runs_end_to_end_on_small_data() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
+    // Progress, in plain lines since stderr is not a terminal: what runs now, every step counted.
+    for v in hullsweep::Variant::ALL {
+        let line = format!("lab: gate: {} against numba (", v.name());
+        assert!(stderr.contains(&line), "no {line:?} in {stderr}");
+    }
+    for round in ["round 1/2", "round 2/2"] {
+        assert!(
+            stderr.contains(&format!("lab: {round} of the timed runs")),
+            "{stderr}"
+        );
+    }
     let md = std::fs::read_to_string(&table).unwrap();
     for v in hullsweep::Variant::ALL {
         let row = md

@@ -137,3 +137,28 @@ fn bad_options_are_refused_with_a_message() {
         assert!(!out.stderr.is_empty(), "{args:?} gave no message");
     }
 }
+
+#[test]
+fn a_second_server_on_a_live_socket_says_a_server_holds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.sock");
+    let p = path.to_str().unwrap();
+    let (mut first, _) = Proc::spawn(&["--unix", p, "--variant", "reference"]);
+    let out = Command::new(BIN)
+        .args(["serve", "--unix", p])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("a live server is listening"), "{stderr}");
+    // The first server was left alone: its socket is still there and answers.
+    let mut c = Client::connect_unix(&path).unwrap();
+    check_sweep(&mut c);
+    drop(c);
+    first.signal(rustix::process::Signal::TERM);
+    assert!(first.wait().success());
+    // Once it is gone, a new server may take the path.
+    let (mut second, _) = Proc::spawn(&["--unix", p, "--variant", "reference"]);
+    second.signal(rustix::process::Signal::TERM);
+    assert!(second.wait().success());
+}

@@ -1,5 +1,5 @@
-//! The hullsweep engine: the kernel served over protocol v1 (Unix socket, TCP or stdio) with
-//! stateful extensions, and a Rust client. Wire format: `spec/PROTOCOL.md`, `PROTOCOL-EXT.md`.
+//! The hullsweep engine: the kernel served over protocol v1 (docs/protocol.md) and its stateful
+//! extensions (engine/PROTOCOL-EXT.md) on a Unix socket, TCP or stdio, and a Rust client.
 #![forbid(unsafe_code)]
 
 pub mod client;

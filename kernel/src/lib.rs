@@ -1,5 +1,5 @@
 //! The reference HMA/HMA3 stop-and-reverse kernel: a line-by-line port of the numba kernel in
-//! `spec/KERNEL.md`, readable and dependency-free. It is the oracle every variant is gated against.
+//! `docs/kernel.md`, readable and dependency-free. It is the oracle every variant is gated against.
 //!
 //! The arithmetic is deliberately naive and in the spec's order (one multiply, then one add, per
 //! window element; a fresh array per pass), because bit-identity with numba is the point.

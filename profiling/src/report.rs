@@ -410,7 +410,21 @@ pub fn command(
     std::fs::write(out.join("gap.md"), &md.0).map_err(|e| e.to_string())?;
     let json = out.join("charts.json");
     std::fs::write(&json, charts_json(&md.1)).map_err(|e| e.to_string())?;
+    // Charts need matplotlib, which only `scripts/reports` installs (reference/requirements-lab.txt):
+    // probe for it so a venv without it gets one plain line, not a Python traceback.
+    let has_matplotlib = |py: &std::path::Path| {
+        Command::new(py)
+            .args(["-c", "import matplotlib"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|st| st.success())
+    };
     match crate::python() {
+        Some(py) if !has_matplotlib(&py) => eprintln!(
+            "report: matplotlib is not in the venv: SVG charts skipped (charts.json has the data; \
+             pip install -r reference/requirements-lab.txt adds it)"
+        ),
         Some(py) => {
             let st = Command::new(py)
                 .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("py/charts.py"))

@@ -26,8 +26,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let close = kernel::gbm(args.bars, args.seed, args.sigma)?;
-    hullsweep::io::write_f64_npy(&args.out, &close)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    hullsweep::io::write_f64_npy(&args.out, &close).context("cannot write the series")?;
     eprintln!(
         "wrote {} bars (seed {}, sigma {}) to {}",
         close.len(),

@@ -1,7 +1,7 @@
 //! `hullsweep gate`: run variants against the live numba reference on the dataset suite (or on
 //! the user's data) and print the spec's verdict per dataset; `--write-golden` refreshes fixtures.
 
-use super::sweep::{load_close, load_params, parse_variant, threads};
+use super::sweep::{FEE_HELP, load_close, load_params, parse_grid, parse_variant, threads};
 use anyhow::{Context, bail};
 use hullsweep::datasets::{self, Dataset};
 use hullsweep::gate::{self, GateReport, golden};
@@ -12,17 +12,23 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Check implementations against the live numba reference: every combo's trades must equal the
-/// reference's and its PnL be within 1e-6 (the spec's gate). Bit-identity is reported too.
+/// reference's and its PnL be within 1e-6 (the equivalence gate). Bit-identity is reported too.
 ///
 /// Without --data, --params or --grid it runs the whole dataset suite (the default data and the
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
-/// (about a minute). Exits non-zero if any dataset fails.
+/// (about a minute). Exits non-zero if any dataset fails. The rule and the datasets are
+/// described in the repository's docs/gate.md.
 #[derive(clap::Args, Debug)]
 #[command(group = clap::ArgGroup::new("user").args(["data", "params", "grid"]).multiple(true))]
 pub struct Args {
-    /// Variant to check, or "all".
-    #[arg(long, value_name = "NAME|all", default_value = "all")]
-    variant: String,
+    #[arg(
+        long,
+        value_name = "NAME|all",
+        help = super::sweep::variant_help("Variant to check, or all"),
+        default_value = "all",
+        value_parser = parse_choice
+    )]
+    variant: Choice,
     /// Your close series: a .npy (1-D float64) or .csv file (an empty cell is a missing bar).
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
@@ -33,14 +39,13 @@ pub struct Args {
     /// series).
     #[arg(long, value_name = "FILE.npy", conflicts_with = "grid")]
     params: Option<PathBuf>,
-    /// Your combos as a grid of HMA lengths LO:HI:K.
-    #[arg(long, value_name = "LO:HI:K")]
+    /// Your combos as a grid of HMA lengths LO:HI:K (K distinct lengths from LO to HI).
+    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid)]
     grid: Option<GridSpec>,
-    /// Round-trip fee per closed trade, in percentage points (your data only: suite datasets
-    /// carry their own).
     #[arg(
         long,
         value_name = "PCT",
+        help = format!("{FEE_HELP} (your data only: suite datasets carry their own)"),
         default_value_t = DEFAULT_FEE_PCT,
         allow_negative_numbers = true,
         requires = "user"
@@ -60,6 +65,20 @@ pub struct Args {
     golden_dir: Option<PathBuf>,
 }
 
+/// `--variant`: one variant, or all of them.
+#[derive(Clone, Copy, Debug)]
+enum Choice {
+    All,
+    One(Variant),
+}
+
+fn parse_choice(name: &str) -> Result<Choice, String> {
+    match name {
+        "all" => Ok(Choice::All),
+        _ => parse_variant(name).map(Choice::One),
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum Oracle {
     Single,
@@ -70,10 +89,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.write_golden {
         return write_golden(args.golden_dir.unwrap_or_else(golden::dir));
     }
-    let variants: Vec<Variant> = if args.variant == "all" {
-        Variant::ALL.to_vec()
-    } else {
-        vec![parse_variant(&args.variant).map_err(anyhow::Error::msg)?]
+    let variants: Vec<Variant> = match args.variant {
+        Choice::All => Variant::ALL.to_vec(),
+        Choice::One(v) => vec![v],
     };
     let threads = threads(args.threads)?;
     let suite = if args.data.is_some() || args.params.is_some() || args.grid.is_some() {

@@ -8,6 +8,7 @@ use hullsweep::numba::{self, Mode, Worker};
 use hullsweep::{Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Run numba (1 thread and prange) and every Rust variant on the default sweep, side by side.
 ///
@@ -27,17 +28,20 @@ pub struct Args {
     /// CSV column holding the close.
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
-    /// Grid of HMA lengths LO:HI:K.
-    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80")]
+    /// Grid of HMA lengths LO:HI:K (K distinct lengths from LO to HI).
+    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80", value_parser = super::sweep::parse_grid)]
     grid: GridSpec,
-    /// Round-trip fee per closed trade, in percentage points.
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PCT", help = super::sweep::FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
     fee: f64,
     /// Threads for the parallel contenders (rayon and numba prange); default: all cores.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Only these Rust variants (repeatable); default: all.
-    #[arg(long = "variant", value_name = "NAME", value_parser = super::sweep::parse_variant)]
+    #[arg(
+        long = "variant",
+        value_name = "NAME",
+        help = super::sweep::variant_help("Only these Rust variants (repeatable; default: all)"),
+        value_parser = super::sweep::parse_variant
+    )]
     variants: Vec<Variant>,
     /// Also write the table as Markdown to this file.
     #[arg(long, value_name = "FILE")]
@@ -91,15 +95,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cfg.params.len(),
         cfg.rounds
     );
-    let bar = ProgressBar::new((cfg.rounds * cfg.contenders.len()) as u64);
+    let bar = ProgressBar::new(1);
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+        ProgressStyle::with_template("{elapsed_precise} [{bar:20}] {pos}/{len} {wide_msg}")
             .expect("static template")
             .progress_chars("=> "),
     );
-    let report = lab::run(&cfg, &mut worker, |done, _, name| {
-        bar.set_position(done as u64);
-        bar.set_message(name.to_string());
+    bar.enable_steady_tick(Duration::from_millis(250));
+    // Without a terminal (a log, CI) the bar is hidden: say each gate run and each round instead.
+    let plain = bar.is_hidden();
+    let mut round = String::new();
+    let report = lab::run(&cfg, &mut worker, |p| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        bar.set_message(p.now.to_string());
+        if plain && !p.now.is_empty() {
+            match p.now.split_once(':') {
+                Some((r, _)) if r.starts_with("round") => {
+                    if r != round {
+                        eprintln!("lab: {r} of the timed runs ({}/{} steps)", p.done, p.total);
+                        round = r.to_string();
+                    }
+                }
+                _ => eprintln!("lab: {} ({}/{} steps)", p.now, p.done, p.total),
+            }
+        }
     })?;
     bar.finish_and_clear();
 

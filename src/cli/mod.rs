@@ -12,7 +12,8 @@ mod sweep;
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
 ///
 /// Start with `hullsweep lab` (the main job, on built-in data), or generate a series with
-/// `hullsweep data` and sweep it with `hullsweep sweep`.
+/// `hullsweep data` and sweep it with `hullsweep sweep`. The repository's docs/ defines the
+/// kernel (kernel.md), the engine's wire protocol (protocol.md) and the equivalence gate (gate.md).
 #[derive(Parser, Debug)]
 #[command(name = "hullsweep", version, arg_required_else_help = true)]
 pub struct Cli {

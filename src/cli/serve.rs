@@ -8,10 +8,12 @@ use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
 use hullsweep_engine::{Config, Server};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
-use std::path::PathBuf;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
 
-/// Serve the kernel to any language: protocol v1 (spec/PROTOCOL.md) plus the stateful
-/// extensions of engine/PROTOCOL-EXT.md.
+/// Serve the kernel to any language: wire protocol v1 (docs/protocol.md in the repository) plus
+/// the stateful extensions (engine/PROTOCOL-EXT.md).
 ///
 /// Exactly one transport: --unix PATH (socket mode 0600, removed at shutdown), --tcp ADDR
 /// (loopback unless an explicit wider address is given; port 0 picks a free port), or --stdio
@@ -31,14 +33,24 @@ pub struct Args {
     /// Largest request frame accepted, in bytes; longer ones are refused unread.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME)]
     max_frame: u32,
-    /// Kernel implementation (default: the fastest available).
-    #[arg(long, value_name = "NAME", value_parser = super::sweep::parse_variant)]
-    variant: Option<Variant>,
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = super::sweep::variant_help("Kernel implementation"),
+        default_value = "fastest",
+        value_parser = super::sweep::parse_variant
+    )]
+    variant: Variant,
     /// Worker threads for parallel variants (default: all cores).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Round-trip fee per closed trade in percentage points (protocol v1 has no fee field).
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "PCT",
+        help = format!("{} (protocol v1 has no fee field, so every sweep uses this one)", super::sweep::FEE_HELP),
+        default_value_t = DEFAULT_FEE_PCT,
+        allow_negative_numbers = true
+    )]
     fee: f64,
     /// Total bytes of series that clients may keep loaded (opcode 2), over all connections.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
@@ -59,11 +71,32 @@ fn tcp_addr(s: &str) -> anyhow::Result<SocketAddr> {
         .with_context(|| format!("--tcp {s}: resolves to no address"))
 }
 
+/// Refuses a `--unix` path that a live server holds, or whose folder is missing, before the
+/// engine would clear a stale socket there or create its private bind folder beside it.
+fn check_unix_path(path: &Path) -> anyhow::Result<()> {
+    let shown = path.display();
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket())
+        && UnixStream::connect(path).is_ok()
+    {
+        bail!(
+            "--unix {shown}: a live server is listening on this socket (another `hullsweep \
+             serve`?); stop it first or choose another path"
+        );
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && !parent.is_dir()
+    {
+        bail!(
+            "--unix {shown}: the folder {} does not exist",
+            parent.display()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let config = Config {
-        variant: args
-            .variant
-            .unwrap_or_else(hullsweep_engine::default_variant),
+        variant: args.variant,
         threads: super::sweep::threads(args.threads)?,
         fee_pct: args.fee,
         max_frame: args.max_frame,
@@ -75,7 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let variant = config.variant.name();
     let server = match (&args.unix, &args.tcp) {
-        (Some(path), None) => Server::bind_unix(path, config)?,
+        (Some(path), None) => {
+            check_unix_path(path)?;
+            Server::bind_unix(path, config)?
+        }
         (None, Some(addr)) => {
             let addr = tcp_addr(addr)?;
             if !addr.ip().is_loopback() {

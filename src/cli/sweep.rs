@@ -11,7 +11,7 @@ use std::time::Instant;
 ///
 /// The series comes from a 1-D float64 .npy or a CSV column (an empty cell is a missing bar);
 /// without --data the built-in default series is used. Combos come from a grid of HMA lengths,
-/// each expanded to six windows as the spec derives them, or from an n x 6 int64 .npy file.
+/// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Close series: a .npy (1-D float64) or .csv file. Default: the built-in 150,000-bar series.
@@ -20,22 +20,22 @@ pub struct Args {
     /// CSV column holding the close (default: the only column, or the one named "close").
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
-    /// Grid of HMA lengths LO:HI:K (K lengths from LO to HI).
+    /// Grid of HMA lengths LO:HI:K: K distinct lengths spread evenly from LO to HI (so K is at
+    /// most HI-LO+1), each expanded to six windows.
     #[arg(
         long,
         value_name = "LO:HI:K",
         default_value = "6:200:80",
+        value_parser = parse_grid,
         conflicts_with = "params"
     )]
     grid: GridSpec,
     /// Explicit combos: an n x 6 int64 .npy, columns hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third.
     #[arg(long, value_name = "FILE.npy")]
     params: Option<PathBuf>,
-    /// Round-trip fee per closed trade, in percentage points.
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PCT", help = FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
     fee: f64,
-    /// Implementation to run (see `hullsweep lab` for how they compare).
-    #[arg(long, value_name = "NAME", default_value = "reference", value_parser = parse_variant)]
+    #[arg(long, value_name = "NAME", help = variant_help("Implementation to run"), default_value = "fastest", value_parser = parse_variant)]
     variant: Variant,
     /// Worker threads for parallel variants (default: all cores).
     #[arg(long, value_name = "N")]
@@ -54,11 +54,108 @@ enum Format {
     Json,
 }
 
+/// Every name `--variant` accepts, `fastest` first, from [`Variant::ALL`] (so a new variant is
+/// listed without touching the CLI), with what `fastest` is on this machine.
+pub fn variant_names() -> String {
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    format!(
+        "fastest (= {} on this machine), {}",
+        Variant::fastest().name(),
+        names.join(", ")
+    )
+}
+
+/// The `--variant` help every subcommand shows.
+pub fn variant_help(what: &str) -> String {
+    format!(
+        "{what}: {}. All pass the equivalence gate against numba (`hullsweep gate`); `hullsweep lab` times them",
+        variant_names()
+    )
+}
+
+/// Parses `--variant` (clap reports the error, with the same prefix and exit code everywhere).
 pub fn parse_variant(name: &str) -> Result<Variant, String> {
-    Variant::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-        format!("unknown variant {name:?}; known: {}", names.join(", "))
-    })
+    Variant::from_name(name)
+        .ok_or_else(|| format!("unknown variant {name:?}; known: {}", variant_names()))
+}
+
+/// The `--fee` help: what the number means and what a negative one does.
+pub const FEE_HELP: &str = "Round-trip fee per closed trade, in percentage points (0.09 = 0.09%, subtracted from each trade's PnL in %); a negative fee is a rebate";
+
+/// Parses `--grid LO:HI:K`, reporting every problem at once. `K` may not exceed the number of
+/// integers in `[LO, HI]`: more would repeat lengths, and with them whole combos.
+pub fn parse_grid(s: &str) -> Result<GridSpec, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let [lo, hi, k] = parts[..] else {
+        return Err(format!(
+            "expected three parts LO:HI:K (for example 6:200:80), got {}",
+            parts.len()
+        ));
+    };
+    let int = |name: &str, text: &str| {
+        text.trim()
+            .parse::<i64>()
+            .map_err(|_| format!("{name} = {text:?} is not an integer"))
+    };
+    let mut problems = Vec::new();
+    let lo = match int("LO", lo) {
+        Ok(lo) if lo < 1 => {
+            problems.push(format!("LO = {lo} must be >= 1"));
+            Some(lo)
+        }
+        Ok(lo) => Some(lo),
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let hi = match int("HI", hi) {
+        Ok(hi) => {
+            if let Some(lo) = lo.filter(|&lo| hi < lo) {
+                problems.push(format!("HI = {hi} must be >= LO = {lo}"));
+            }
+            Some(hi)
+        }
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let k = match int("K", k) {
+        Ok(k) if k < 1 => {
+            problems.push(format!("K = {k} must be >= 1"));
+            Some(k)
+        }
+        Ok(k) => {
+            if let (Some(lo), Some(hi)) = (lo, hi) {
+                let room = i128::from(hi) - i128::from(lo) + 1;
+                if room >= 1 && i128::from(k) > room {
+                    problems.push(format!(
+                        "K = {k} lengths do not fit in [{lo}, {hi}], which holds {room} \
+                         integer(s), so lengths and combos would repeat; use K <= {room}"
+                    ));
+                }
+            }
+            Some(k)
+        }
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let (Some(lo), Some(hi), Some(k)) = (lo, hi, k) else {
+        return Err(problems.join("; "));
+    };
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
+    let spec = GridSpec {
+        lo,
+        hi,
+        k: usize::try_from(k).map_err(|_| format!("K = {k} is too large"))?,
+    };
+    spec.lengths().map_err(|e| e.to_string())?;
+    Ok(spec)
 }
 
 pub fn threads(n: Option<usize>) -> anyhow::Result<Threads> {
@@ -73,11 +170,7 @@ pub fn threads(n: Option<usize>) -> anyhow::Result<Threads> {
 pub fn load_close(data: Option<&Path>, column: Option<&str>) -> anyhow::Result<Vec<f64>> {
     match data {
         None => Ok(kernel::default_close()),
-        Some(path) => {
-            let close = hullsweep::io::read_close(path, column)?;
-            kernel::validate_close(&close).with_context(|| path.display().to_string())?;
-            Ok(close)
-        }
+        Some(path) => Ok(hullsweep::io::read_valid_close(path, column)?),
     }
 }
 
