@@ -51,5 +51,32 @@ fn sweeps(c: &mut Criterion) {
     bench_sweep(c, "sweep_small_10k_x8", &close[..10_000], &small_params);
 }
 
-criterion_group!(benches, sweeps);
+/// Cost against window length: the same 30,000 bars over the grids 6:200:80 and 6:2000:80, for
+/// `simd` (work grows with the window) and `rolling` (O(1) per bar, so it should not).
+fn window_length(c: &mut Criterion) {
+    let close = &kernel::default_close()[..30_000];
+    let mut group = c.benchmark_group("window_length_30k_x80");
+    group.throughput(Throughput::Elements(80));
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    for hi in [200, 2000] {
+        let params = kernel::grid(kernel::GridSpec { lo: 6, hi, k: 80 }).expect("grid");
+        let want = kernel::sweep(close, &params, FEE).expect("reference");
+        for variant in [Variant::Simd, Variant::Rolling] {
+            let got = variant
+                .sweep(close, &params, FEE, Threads::Fixed(1))
+                .expect("sweep");
+            assert_identical(variant, &want, &got);
+            let id = BenchmarkId::new(variant.name(), format!("6:{hi}:80"));
+            group.bench_with_input(id, &params, |b, params| {
+                b.iter(|| {
+                    variant.sweep(black_box(close), black_box(params), FEE, Threads::Fixed(1))
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, sweeps, window_length);
 criterion_main!(benches);

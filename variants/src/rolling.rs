@@ -319,11 +319,9 @@ pub struct Scratch {
     dt: Vec<f64>,
     /// `d` of the class the reference's has, in bar order: what the event loop reads.
     d: Vec<f64>,
-    /// Per position of `dt`, byte `l`: 1 where lane `l`'s fast `d` is negative.
+    /// Per position of `dt`, byte `l`: the class of lane `l`'s `d` ([`class`]; the fast path
+    /// writes 0 or 1, and NaN and fallback bars get theirs when their `d` is settled).
     signs: Vec<u64>,
-    /// Per position, byte `l`: nonzero where lane `l`'s bar got its `d` after the fast path
-    /// (a NaN bar or a fallback bar), so its class may differ from its neighbours'.
-    touched: Vec<u64>,
     /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
     /// bar before it: the only bars the event loop needs to see.
     events: [Vec<usize>; LANES],
@@ -345,7 +343,6 @@ impl Scratch {
             + v(self.dt.capacity())
             + v(self.d.capacity())
             + v(self.signs.capacity())
-            + v(self.touched.capacity())
             + self.events.iter().map(|e| v(e.capacity())).sum::<usize>()
             + self.uncertain.capacity() * std::mem::size_of::<Range<usize>>()
             + v(self.fallback.capacity())
@@ -358,7 +355,6 @@ impl Scratch {
         self.d3.resize(len, 0.0);
         self.dt.resize(prep.q * LANES, 0.0);
         self.signs.resize(prep.q, 0);
-        self.touched.resize(prep.q, 0);
         self.d.resize(prep.close.len(), 0.0);
         self.reference.reserve(prep.close.len());
     }
@@ -595,7 +591,7 @@ impl Out<'_> {
     /// the lanes' signs of `d` in `signs[at]`.
     ///
     /// A certified `d` is nonzero, so two certified bars of the same sign have the same class;
-    /// every other bar is marked as touched later, when its `d` is settled.
+    /// every other bar gets its class written later, when its `d` is settled.
     ///
     /// # Safety
     /// Position `at` inside `dt` (see [`load`]) and `at < signs.len()`.
@@ -682,8 +678,11 @@ mod x86 {
     }
 }
 
-/// Bars the reference's `d` at bars `range` with its own arithmetic (through the bit-identical
-/// SIMD WMA `kernel`) into `d[range]`.
+/// The reference's `d` at bars `range`, with its own arithmetic (through the bit-identical SIMD
+/// WMA `kernel`, and [`wma_flat_aware`] on flat runs), into `d[range]`.
+///
+/// Passes the combo repeats (`hma3_half == hma_half`, `hma3_m == hma_n`) run once, as in
+/// `prealloc`: the same pass on the same input gives the same bits.
 fn reference_d(
     close: &[f64],
     plan: &Plan,
@@ -695,34 +694,132 @@ fn reference_d(
     let n_bars = close.len();
     let [a, b, c, dd, e] = buf.split_bars(n_bars);
     let p = plan;
-    let r1 = range.start.saturating_sub(p.s - 1)..range.end;
-    let r3 = range.start.saturating_sub(p.m - 1)..range.end;
-    kernel.wma_range(close, p.h, a, r1.clone());
-    kernel.wma_range(close, p.n, b, r1.clone());
-    for (a, &b) in a[r1.clone()].iter_mut().zip(&b[r1]) {
-        *a = 2.0 * *a - b;
-    }
-    kernel.wma_range(close, p.t, c, r3.clone());
-    kernel.wma_range(close, p.h3, dd, r3.clone());
-    kernel.wma_range(close, p.m, e, r3.clone());
-    for ((c, &dd), &e) in c[r3.clone()].iter_mut().zip(&dd[r3.clone()]).zip(&e[r3]) {
+    // Both differences over the longer of their lookbacks, so shared passes serve both.
+    let r = range.start.saturating_sub(p.s.max(p.m) - 1)..range.end;
+    let wma = |x: &[f64], w: usize, out: &mut [f64], r: Range<usize>| {
+        wma_flat_aware(kernel, x, w, out, r)
+    };
+    wma(close, p.h, a, r.clone());
+    wma(close, p.n, b, r.clone());
+    wma(close, p.t, c, r.clone());
+    let dd: &[f64] = if p.h3 == p.h {
+        a
+    } else {
+        wma(close, p.h3, dd, r.clone());
+        dd
+    };
+    let e: &[f64] = if p.m == p.n {
+        b
+    } else {
+        wma(close, p.m, e, r.clone());
+        e
+    };
+    for ((c, &dd), &e) in c[r.clone()]
+        .iter_mut()
+        .zip(&dd[r.clone()])
+        .zip(&e[r.clone()])
+    {
         *c = 3.0 * *c - dd - e;
     }
-    kernel.wma_range(a, p.s, b, range.clone());
-    kernel.wma_range(c, p.m, dd, range.clone());
-    for ((d, &hma), &hma3) in d[range.clone()]
-        .iter_mut()
-        .zip(&b[range.clone()])
-        .zip(&dd[range])
-    {
-        *d = hma - hma3;
+    for (a, &b) in a[r.clone()].iter_mut().zip(&b[r]) {
+        *a = 2.0 * *a - b;
+    }
+    // `b` is free once the differences are taken: it holds hma, and `d` holds hma3 first.
+    wma(a, p.s, b, range.clone());
+    wma(c, p.m, d, range.clone());
+    for (d, &hma) in d[range.clone()].iter_mut().zip(&b[range]) {
+        *d = hma - *d;
     }
 }
 
-/// Position of bar `i` in a transposed per-bar buffer (`dt`) with `q` bars per lane.
-#[inline(always)]
-fn at(i: usize, q: usize) -> usize {
-    (i % q) * LANES + i / q
+/// `kernel.wma_range(x, w, out, range)`, bit for bit, with outputs whose whole window holds one
+/// value computed once per run: the reference's sum over a constant window is a function of the
+/// value and the window alone, so a flat run costs O(1) per bar instead of O(w). Flat runs are
+/// where the bound certifies nothing (`d` is zero or a few ulps from it), so this is what keeps
+/// the fallback cheap on them.
+fn wma_flat_aware(kernel: WmaKernel, x: &[f64], w: usize, out: &mut [f64], range: Range<usize>) {
+    /// Flat windows shorter than this go through the kernel: the scan would not pay.
+    const MIN_RUN: usize = 16;
+    assert!(range.end <= x.len() && out.len() == x.len() && w >= 1);
+    if range.is_empty() {
+        return;
+    }
+    // `run` is the length of the run of bit-identical values ending at `i`.
+    let same = |i: usize| x[i].to_bits() == x[i - 1].to_bits();
+    let from = range.start.saturating_sub(w - 1);
+    let mut run = 0usize;
+    for i in from..range.start {
+        run = if i > from && same(i) { run + 1 } else { 1 };
+    }
+    let denom = (w * (w + 1) / 2) as f64;
+    let mut cached: Option<(u64, f64)> = None;
+    let mut pending = range.start; // first output not yet written
+    let mut i = range.start;
+    while i < range.end {
+        run = if i > from && same(i) { run + 1 } else { 1 };
+        if run >= w && w >= MIN_RUN {
+            // Outputs `i..j` all have a constant window of `x[i]`.
+            let v = x[i];
+            let mut j = i + 1;
+            while j < range.end && x[j].to_bits() == v.to_bits() {
+                j += 1;
+            }
+            kernel.wma_range(x, w, out, pending..i);
+            let value = match cached {
+                Some((bits, value)) if bits == v.to_bits() => value,
+                _ => {
+                    // The reference's loop, once: one multiply then one add per element.
+                    let mut s = 0.0;
+                    let mut wk = 1.0;
+                    for _ in 0..w {
+                        s += v * wk;
+                        wk += 1.0;
+                    }
+                    s / denom
+                }
+            };
+            cached = Some((v.to_bits(), value));
+            out[i..j].fill(value);
+            run += j - 1 - i;
+            pending = j;
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    kernel.wma_range(x, w, out, pending..range.end);
+}
+
+/// The class of a `d`, as the event loop sees it: `> 0`, `< 0`, `== 0` or NaN. The fast path
+/// writes the first two (a certified `d` is nonzero) as `u8::from(d < 0.0)`.
+#[inline]
+fn class(d: f64) -> u8 {
+    if d > 0.0 {
+        0
+    } else if d < 0.0 {
+        1
+    } else if d == 0.0 {
+        2
+    } else {
+        3
+    }
+}
+
+/// Calls `f(i, pos)` for each bar `i` of `bars`, with `pos` its position in a transposed per-bar
+/// buffer (`dt`) of `q` bars per lane, walking the lanes instead of dividing per bar.
+#[inline]
+fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, usize)) {
+    if bars.is_empty() {
+        return;
+    }
+    let (mut l, mut k) = (bars.start / q, bars.start % q);
+    for i in bars {
+        f(i, k * LANES + l);
+        k += 1;
+        if k == q {
+            (l, k) = (l + 1, 0);
+        }
+    }
 }
 
 /// One combo on the fast path: (pnl, trades), bit-identical to the reference.
@@ -738,15 +835,11 @@ fn run_fast(
     fast_d_on(tier, prep, plan, scratch);
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
-    let (dt, touched) = (&mut scratch.dt, &mut scratch.touched);
-    touched.fill(0);
-    // Marks bar `i` (and so the bar after it) as one the event loop must look at.
-    let touch = |touched: &mut [u64], i: usize| {
-        for j in [i, i + 1] {
-            if j < n {
-                touched[j % q] |= 1 << (8 * (j / q));
-            }
-        }
+    let (dt, signs) = (&mut scratch.dt, &mut scratch.signs);
+    // Sets the class byte of the bar at `pos` of `dt`.
+    let set = |signs: &mut [u64], pos: usize, c: u8| {
+        let (word, byte) = (pos / LANES, 8 * (pos % LANES));
+        signs[word] = signs[word] & !(0xff << byte) | u64::from(c) << byte;
     };
     // The reference's NaN bars: fewer than `weff` bars since a NaN (or the start).
     let mut masked = 0;
@@ -754,19 +847,20 @@ fn run_fast(
     let lead = std::iter::once((0, weff - 1));
     for (p, end) in lead.chain(prep.nans.iter().map(|&p| (p, p + weff))) {
         let end = end.min(n);
-        for i in p.max(done)..end {
-            dt[at(i, q)] = f64::NAN;
-            touch(touched, i);
-        }
+        for_bars(p.max(done)..end, q, |_, pos| {
+            dt[pos] = f64::NAN;
+            set(signs, pos, class(f64::NAN));
+        });
         masked += end.saturating_sub(p.max(done));
         done = done.max(end);
     }
     stats.bars += (n - masked) as u64;
     // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
+    // Lane by lane, so the bars come out in order (lane `l` holds bars `l q .. (l + 1) q`).
     scratch.fallback.clear();
-    for r in &scratch.uncertain {
-        for k in r.clone() {
-            for l in 0..LANES {
+    for l in 0..LANES {
+        for r in &scratch.uncertain {
+            for k in r.clone() {
                 let i = l * q + k;
                 if dt[k * LANES + l] == UNCERTIFIED && i < n {
                     scratch.fallback.push(i);
@@ -774,7 +868,6 @@ fn run_fast(
             }
         }
     }
-    scratch.fallback.sort_unstable();
     stats.fallback_bars += scratch.fallback.len() as u64;
     // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap
     // of one long window, so closer ones are cheaper together.
@@ -800,10 +893,10 @@ fn run_fast(
                 t0..t1,
                 &mut scratch.d,
             );
-            for i in t0..t1 {
-                dt[at(i, q)] = scratch.d[i];
-                touch(touched, i);
-            }
+            for_bars(t0..t1, q, |i, pos| {
+                dt[pos] = scratch.d[i];
+                set(signs, pos, class(scratch.d[i]));
+            });
             t0 = t1;
         }
         stats.recomputed_bars += (end - start) as u64;
@@ -814,9 +907,8 @@ fn run_fast(
     for e in &mut scratch.events {
         e.clear();
     }
-    let signs = &scratch.signs;
     for k in 1..q {
-        let mut diff = (signs[k] ^ signs[k - 1]) | touched[k];
+        let mut diff = signs[k] ^ signs[k - 1];
         while diff != 0 {
             scratch.events[diff.trailing_zeros() as usize / 8].push(k);
             diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
@@ -1004,4 +1096,50 @@ pub fn fast_d_with_bound(
         }
     }
     Ok(Some((d, bound)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The flat-run shortcut gives the reference's bits for every window and range, with runs
+    /// at the range's edges, NaN runs (bit-equal NaNs form a run too) and signed zeros.
+    #[test]
+    fn flat_aware_wma_is_the_reference_bit_for_bit() {
+        let mut x = Vec::new();
+        for (v, n) in [
+            (1.1, 40),
+            (0.3, 17),
+            (2.5, 3),
+            (f64::NAN, 25),
+            (1.1, 64),
+            (0.0, 20),
+            (-0.0, 20),
+            (1e6, 33),
+        ] {
+            x.extend(std::iter::repeat_n(v, n));
+        }
+        x.extend((0..50).map(|i| 1.0 + (i as f64 * 0.37).sin()));
+        let kernel = WmaKernel::best();
+        for w in [1, 2, 15, 16, 17, 33, 64, 65, 200] {
+            let want = hullsweep_kernel::wma(&x, w);
+            for (a, b) in [(0, x.len()), (10, 90), (40, 41), (57, 200), (150, x.len())] {
+                let mut out = vec![7.0; x.len()];
+                wma_flat_aware(kernel, &x, w, &mut out, a..b);
+                for i in a..b {
+                    assert!(
+                        out[i].to_bits() == want[i].to_bits()
+                            || (out[i].is_nan() && want[i].is_nan()),
+                        "w {w}, range {a}..{b}, bar {i}: {} vs {}",
+                        out[i],
+                        want[i]
+                    );
+                }
+                assert!(
+                    out[..a].iter().chain(&out[b..]).all(|&v| v == 7.0),
+                    "outside the range"
+                );
+            }
+        }
+    }
 }

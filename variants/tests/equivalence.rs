@@ -191,9 +191,9 @@ fn variant_names_threads_and_fastest() {
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let want = if cores > 1 {
-        Variant::Rayon
+        Variant::RollingRayon
     } else {
-        Variant::Simd
+        Variant::Rolling
     };
     assert_eq!(Variant::fastest(), want);
     assert_eq!(Variant::from_name("fastest"), Some(want));
