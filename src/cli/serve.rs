@@ -5,10 +5,12 @@ use anyhow::{Context, bail};
 use hullsweep::Variant;
 use hullsweep::kernel::DEFAULT_FEE_PCT;
 use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
-use hullsweep_engine::{Config, Server};
+use hullsweep_engine::server::{DEFAULT_MAX_INFLIGHT, DEFAULT_READ_TIMEOUT};
+use hullsweep_engine::{Config, Server, Token};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Serve the kernel to any language: protocol v1 (spec/PROTOCOL.md) plus the stateful
 /// extensions of engine/PROTOCOL-EXT.md.
@@ -46,6 +48,29 @@ pub struct Args {
     /// Connections served at once; more are refused with an error frame.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections: usize,
+    /// Bytes of request buffers over all connections (received so far or being served); a frame
+    /// that would pass it gets an error frame naming this budget. Buffers grow as bytes arrive.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INFLIGHT)]
+    max_inflight: u64,
+    /// Seconds a frame may go without a byte arriving (also a reply the client does not read);
+    /// then it gets an error frame and its connection closes, freeing the slot.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_READ_TIMEOUT.as_secs_f64(), value_parser = seconds)]
+    read_timeout: f64,
+    /// Seconds a connection may sit between frames; 0 (default) keeps it open, as clients that
+    /// hold a connection through long pauses (notebooks, pools) expect.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0, value_parser = seconds)]
+    idle_timeout: f64,
+    /// File holding the access token (16..=1024 bytes, surrounding whitespace removed); every
+    /// connection must present it in a hello (opcode 7) first. Required to bind TCP beyond loopback.
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && Duration::try_from_secs_f64(v).is_ok() => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds >= 0")),
+    }
 }
 
 /// `PORT` alone means loopback; anything else must resolve to an address.
@@ -59,6 +84,18 @@ fn tcp_addr(s: &str) -> anyhow::Result<SocketAddr> {
         .with_context(|| format!("--tcp {s}: resolves to no address"))
 }
 
+fn warn_if_readable_by_others(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(m) = std::fs::metadata(path)
+        && m.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "hullsweep serve: warning: token file {} is readable by others; chmod 600 it",
+            path.display()
+        );
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let config = Config {
         variant: args
@@ -69,6 +106,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_frame: args.max_frame,
         max_loaded_bytes: args.max_loaded,
         max_connections: args.max_connections,
+        max_inflight: args.max_inflight,
+        read_timeout: Duration::from_secs_f64(args.read_timeout),
+        idle_timeout: (args.idle_timeout > 0.0).then(|| Duration::from_secs_f64(args.idle_timeout)),
+        token: match &args.token_file {
+            Some(path) => {
+                warn_if_readable_by_others(path);
+                Some(Token::from_file(path)?)
+            }
+            None => None,
+        },
     };
     if args.stdio {
         return Ok(hullsweep_engine::serve_stdio(config)?);
