@@ -76,26 +76,29 @@ impl Token {
 
     pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Token, EngineError> {
         let bytes = bytes.into();
-        if !(Self::MIN_LEN..=protocol::MAX_TOKEN).contains(&bytes.len()) {
-            return Err(EngineError::Config(format!(
-                "access token of {} bytes: it must be {}..={} bytes \
-                 (e.g. `head -c 32 /dev/urandom | base64 > token`)",
-                bytes.len(),
-                Self::MIN_LEN,
-                protocol::MAX_TOKEN
-            )));
-        }
+        Token::check(bytes.len()).map_err(EngineError::Config)?;
         Ok(Token(bytes))
     }
 
     /// The file's contents with surrounding whitespace (a trailing newline) removed.
     pub fn from_file(path: &Path) -> Result<Token, EngineError> {
         let raw = fs::read(path).map_err(io_err(format!("reading {}", path.display())))?;
-        Token::new(raw.trim_ascii()).map_err(|e| {
-            EngineError::Config(
-                format!("{}: {e}", path.display()).replace("bad configuration: ", ""),
-            )
-        })
+        let bytes = raw.trim_ascii();
+        Token::check(bytes.len())
+            .map_err(|e| EngineError::Config(format!("{}: {e}", path.display())))?;
+        Ok(Token(bytes.to_vec()))
+    }
+
+    fn check(len: usize) -> Result<(), String> {
+        if (Self::MIN_LEN..=protocol::MAX_TOKEN).contains(&len) {
+            return Ok(());
+        }
+        Err(format!(
+            "access token of {len} bytes: it must be {}..={} bytes \
+             (e.g. `head -c 32 /dev/urandom | base64 > token`)",
+            Self::MIN_LEN,
+            protocol::MAX_TOKEN
+        ))
     }
 
     /// Whether `given` is this token. The time taken depends on the lengths only, never on

@@ -125,10 +125,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (Some(path), None) => Server::bind_unix(path, config)?,
         (None, Some(addr)) => {
             let addr = tcp_addr(addr)?;
+            let server = Server::bind_tcp(addr, config)?;
             if !addr.ip().is_loopback() {
                 eprintln!("hullsweep serve: warning: listening beyond loopback on {addr}");
             }
-            Server::bind_tcp(addr, config)?
+            server
         }
         _ => bail!("give exactly one of --unix, --tcp, --stdio"),
     };
