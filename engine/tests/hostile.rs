@@ -118,7 +118,7 @@ fn the_inflight_budget_refuses_frames_past_it_and_the_server_stays_up() {
 /// The read timeout is for frames under way; between frames only the idle timeout applies.
 #[test]
 fn idle_connections_stay_unless_an_idle_timeout_is_set() {
-    let quick = Duration::from_millis(300);
+    let quick = Duration::from_millis(500);
     let patient = Running::unix(Config {
         read_timeout: quick,
         ..small_config()
@@ -153,11 +153,9 @@ fn a_client_that_never_reads_its_reply_gives_its_slot_back() {
     });
     let (_, frame) = echo_frame(1 << 20);
     let mut s = server.raw();
-    s.write_all(&frame).unwrap();
     let sent = Instant::now();
-    wait_until("request taken", TIMEOUT, || {
-        server.shared.connections() == 1
-    });
+    // Returns only once the server has read most of it, so its slot is taken by then.
+    s.write_all(&frame).unwrap();
     wait_until("unread reply's slot freed", TIMEOUT, || {
         server.shared.connections() == 0
     });
@@ -179,7 +177,7 @@ fn a_wildcard_bind_needs_the_token_and_checks_it() {
         wildcard,
         Config {
             token: Some(Token::new(token.clone()).unwrap()),
-            read_timeout: Duration::from_millis(500),
+            read_timeout: Duration::from_secs(1),
             ..small_config()
         },
     );
