@@ -256,17 +256,25 @@ struct ConnWatch {
     /// Nanoseconds since the server's epoch.
     stamp: AtomicU64,
     epoch: Instant,
+    /// Until its hello, a connection's bytes do not count as progress: a stranger has the read
+    /// timeout from connecting, however slowly it sends.
+    before_hello: AtomicBool,
 }
 
 impl ConnWatch {
-    fn new(phase: u8, epoch: Instant) -> ConnWatch {
+    fn new(before_hello: bool, epoch: Instant) -> ConnWatch {
         let w = ConnWatch {
-            phase: AtomicU8::new(phase),
+            phase: AtomicU8::new(if before_hello { READING } else { IDLE }),
             stamp: AtomicU64::new(0),
             epoch,
+            before_hello: AtomicBool::new(before_hello),
         };
-        w.stamp();
+        w.stamp.store(w.now(), Ordering::SeqCst);
         w
+    }
+
+    fn hello_accepted(&self) {
+        self.before_hello.store(false, Ordering::SeqCst);
     }
 
     fn now(&self) -> u64 {
@@ -274,7 +282,9 @@ impl ConnWatch {
     }
 
     fn stamp(&self) {
-        self.stamp.store(self.now(), Ordering::SeqCst);
+        if !self.before_hello.load(Ordering::Relaxed) {
+            self.stamp.store(self.now(), Ordering::SeqCst);
+        }
     }
 
     fn claim(&self, from: u8, to: u8) -> bool {
@@ -486,6 +496,9 @@ fn serve_watched<R: Read, W: Write>(
                 return Ok(());
             }
             authed = true;
+            if let Some(w) = watch {
+                w.hello_accepted();
+            }
             protocol::write_all_vectored(&mut writer, &[&protocol::encode_reply(&[])])?;
         } else if !authed {
             let got = match &request {
@@ -936,13 +949,8 @@ fn spawn_connection(
         }
     };
     // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
-    // not the idle one, bounds how long a stranger may hold the slot.
-    let phase = if shared.config.token.is_some() {
-        READING
-    } else {
-        IDLE
-    };
-    let watch = Arc::new(ConnWatch::new(phase, shared.epoch));
+    // counted from the connect, bounds how long a stranger may hold the slot.
+    let watch = Arc::new(ConnWatch::new(shared.config.token.is_some(), shared.epoch));
     live.lock().unwrap_or_else(|p| p.into_inner()).insert(
         id,
         Live {

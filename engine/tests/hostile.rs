@@ -236,6 +236,32 @@ fn a_wildcard_bind_needs_the_token_and_checks_it() {
     wait_until("silent stranger's slot freed", TIMEOUT, || {
         server.shared.connections() == 0
     });
+    // So is one that sends its hello a byte every 250 ms, well within the read timeout: the
+    // hello must be whole within the read timeout of connecting, so the answer comes while it
+    // is still sending (counting each byte as progress would keep it open for the whole 3 s).
+    let mut slow = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    slow.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let connected = Instant::now();
+    let hello = protocol::encode_hello(&token).unwrap();
+    let mut answered = false;
+    for b in &hello {
+        if answered || connected.elapsed() > Duration::from_secs(3) {
+            break;
+        }
+        slow.write_all(std::slice::from_ref(b)).unwrap();
+        std::thread::sleep(Duration::from_millis(250));
+        slow.set_nonblocking(true).unwrap();
+        answered = slow.peek(&mut [0u8]).is_ok();
+        slow.set_nonblocking(false).unwrap();
+    }
+    assert!(
+        answered,
+        "a trickled hello kept its slot past the read timeout"
+    );
+    let msg = protocol::read_reply(&mut slow, 1 << 20)
+        .unwrap()
+        .unwrap_err();
+    assert!(msg.contains("read timeout"), "{msg}");
     let mut c = connect();
     c.hello(&token).unwrap();
     assert_eq!(c.sweep(&close, &params).unwrap(), want);
