@@ -105,6 +105,51 @@ fn tcp_port_zero_prints_the_port_and_binds_loopback() {
     assert!(proc.wait().success());
 }
 
+/// Beyond loopback only with a token: refused without one, and with one every connection must
+/// say hello first. The wildcard is reached through 127.0.0.1 only.
+#[test]
+fn a_wildcard_bind_needs_a_token_file() {
+    let out = Command::new(BIN)
+        .args(["serve", "--tcp", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--token-file"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "a token of more than sixteen bytes\n").unwrap();
+    let short = dir.path().join("short");
+    std::fs::write(&short, "too short\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--stdio", "--token-file"])
+        .arg(&short)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("16..=1024 bytes"),
+        "{err}"
+    );
+
+    let path = token.to_str().unwrap();
+    let (mut proc, line) = Proc::spawn(&["--tcp", "0.0.0.0:0", "--token-file", path]);
+    let port: u16 = line.rsplit(':').next().unwrap().parse().unwrap();
+    let mut c = Client::connect_tcp(("127.0.0.1", port)).unwrap();
+    c.set_timeout(Some(Duration::from_secs(30))).unwrap();
+    // The file's trailing newline is not part of the token.
+    c.hello(b"a token of more than sixteen bytes").unwrap();
+    check_sweep(&mut c);
+    let mut stranger = Client::connect_tcp(("127.0.0.1", port)).unwrap();
+    stranger.set_timeout(Some(Duration::from_secs(30))).unwrap();
+    assert!(stranger.echo(&[1.0]).is_err());
+    proc.signal(rustix::process::Signal::TERM);
+    assert!(proc.wait().success());
+}
+
 #[test]
 fn stdio_serves_one_session_and_exits_at_end_of_input() {
     let mut c = Client::spawn_stdio(BIN, ["serve", "--stdio", "--variant", "reference"]).unwrap();
@@ -127,6 +172,10 @@ fn bad_options_are_refused_with_a_message() {
         vec!["serve", "--stdio", "--fee", "nan"],
         vec!["serve", "--tcp", "not-an-address"],
         vec!["serve", "--stdio", "--variant", "nope"],
+        vec!["serve", "--tcp", "0.0.0.0:0"],
+        vec!["serve", "--stdio", "--read-timeout", "0"],
+        vec!["serve", "--stdio", "--idle-timeout", "-1"],
+        vec!["serve", "--stdio", "--token-file", "/nonexistent/token"],
     ] {
         let out = Command::new(BIN)
             .args(&args)

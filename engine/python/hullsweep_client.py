@@ -14,6 +14,7 @@ import subprocess
 import numpy as np
 
 OP_SWEEP, OP_ECHO, OP_LOAD, OP_SWEEP_LOADED, OP_DROP, OP_SWEEP_TIMED, OP_SWEEP_LOADED_TIMED = range(7)
+OP_HELLO = 7
 ERROR_BIT = 0x8000_0000
 _HEAD = struct.Struct("<IBII")  # length word + the 9-byte request header
 _HEAD_ID = struct.Struct("<IBIIQ")  # ... plus a u64 series id (opcodes 3, 4, 6)
@@ -190,6 +191,14 @@ class Client:
     def drop(self, series_id: int) -> None:
         """Opcode 4: frees a loaded series."""
         self._call([_HEAD_ID.pack(17, OP_DROP, 0, 0, series_id)])
+
+    def hello(self, token) -> None:
+        """Opcode 7: presents the access token (bytes or str), first thing on a server started
+        with --token-file; a wrong one raises EngineError and the server closes the connection."""
+        t = token.encode() if isinstance(token, str) else bytes(token)
+        body = self._call([_HEAD.pack(9 + len(t), OP_HELLO, len(t), 0), t])
+        if body:
+            raise ProtocolError(f"hello reply of {len(body)} bytes, expected none")
 
 
 if __name__ == "__main__":

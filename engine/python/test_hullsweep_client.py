@@ -105,3 +105,29 @@ def test_results_pass_the_gate_against_numba(client):
     pnl, trades = client.sweep(x, PARAMS)
     assert np.array_equal(trades, want_trades)
     assert np.max(np.abs(pnl - want_pnl)) <= 1e-6
+
+
+def test_a_wildcard_bind_needs_the_token(tmp_path):
+    """--token-file over 0.0.0.0 (port 0), reached through 127.0.0.1 only: hello, then serve;
+    a wrong or missing token is refused with the server's message."""
+    binary = str(engine_binary())
+    token = tmp_path / "token"
+    token.write_bytes(b"a token of more than sixteen bytes\n")
+    token.chmod(0o600)
+    args = [binary, "serve", "--tcp", "0.0.0.0:0", "--token-file", str(token), "--variant", "reference"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline().split(" ", 2)[2].strip().rsplit(":", 1)[1])
+        with hc.Client.tcp("127.0.0.1", port) as c:
+            c.hello(token.read_bytes().strip())
+            pnl, trades = c.sweep(series(), PARAMS)
+            assert pnl.shape == trades.shape == (3,)
+        with hc.Client.tcp("127.0.0.1", port) as c:
+            with pytest.raises(hc.EngineError, match="wrong access token"):
+                c.hello("a token of more than sixteen bytez")
+        with hc.Client.tcp("127.0.0.1", port) as c:
+            with pytest.raises(hc.EngineError, match="access token first"):
+                c.sweep(series(), PARAMS)
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0

@@ -231,6 +231,21 @@ impl Client {
         Ok((r, d))
     }
 
+    /// Opcode 7: presents the server's access token. A server started with one (always the
+    /// case beyond loopback) serves nothing else first; a wrong token is refused and the
+    /// connection closed. A server without a token accepts any hello.
+    pub fn hello(&mut self, token: &[u8]) -> Result<(), ClientError> {
+        let frame = protocol::encode_hello(token).map_err(ClientError::Protocol)?;
+        let body = self.call(&[&frame])?;
+        if !body.is_empty() {
+            return Err(ClientError::Protocol(format!(
+                "hello reply of {} bytes, expected none",
+                body.len()
+            )));
+        }
+        Ok(())
+    }
+
     /// Opcode 4: frees the series loaded as `id`.
     pub fn drop_series(&mut self, id: u64) -> Result<(), ClientError> {
         let head = protocol::request_head(protocol::OP_DROP, 0, 0, Some(id));

@@ -8,5 +8,5 @@ pub mod server;
 
 pub use client::{Client, ClientError};
 pub use server::{
-    Config, Endpoint, EngineError, Server, ShutdownHandle, default_variant, serve_stdio,
+    Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,
 };

@@ -4,6 +4,7 @@
 use hullsweep_kernel::{Combo, SweepResult};
 use std::borrow::Cow;
 use std::io::{self, IoSlice, Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// v1: sweep the combos over the series.
 pub const OP_SWEEP: u8 = 0;
@@ -19,6 +20,12 @@ pub const OP_DROP: u8 = 4;
 pub const OP_SWEEP_TIMED: u8 = 5;
 /// Extension: opcode 3 plus the trailing kernel seconds, to isolate a params-only call's boundary.
 pub const OP_SWEEP_LOADED_TIMED: u8 = 6;
+/// Extension: present the server's access token; the first frame on a server that has one.
+pub const OP_HELLO: u8 = 7;
+/// The longest access token a hello may carry, in bytes.
+pub const MAX_TOKEN: usize = 1024;
+/// The largest frame a connection may send before its hello is accepted.
+pub const HELLO_MAX_FRAME: u32 = (HEADER_LEN + MAX_TOKEN) as u32;
 
 /// Set in a reply's length word when the body is an error message.
 pub const ERROR_BIT: u32 = 0x8000_0000;
@@ -39,7 +46,7 @@ pub enum ProtocolError {
     #[error("empty request body: a request needs at least its 1-byte opcode")]
     EmptyBody,
     #[error(
-        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded)"
+        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded, 7 hello)"
     )]
     UnknownOpcode(u8),
     #[error("body of {len} bytes is shorter than the {need}-byte header of opcode {opcode}")]
@@ -83,6 +90,9 @@ pub enum Request<'a> {
     },
     Drop {
         id: u64,
+    },
+    Hello {
+        token: &'a [u8],
     },
 }
 
@@ -161,7 +171,7 @@ pub fn put_i64s(out: &mut Vec<u8>, values: &[i64]) {
 pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
     let (&opcode, _) = body.split_first().ok_or(ProtocolError::EmptyBody)?;
     let need = match opcode {
-        OP_SWEEP | OP_ECHO | OP_LOAD | OP_SWEEP_TIMED => HEADER_LEN,
+        OP_SWEEP | OP_ECHO | OP_LOAD | OP_SWEEP_TIMED | OP_HELLO => HEADER_LEN,
         OP_SWEEP_LOADED | OP_SWEEP_LOADED_TIMED | OP_DROP => ID_HEADER_LEN,
         _ => return Err(ProtocolError::UnknownOpcode(opcode)),
     };
@@ -174,7 +184,10 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
     }
     let n_bars = u32_at(body, 1);
     let n_combos = u32_at(body, 5);
-    let expected = need as u64 + 8 * u64::from(n_bars) + COMBO_BYTES as u64 * u64::from(n_combos);
+    // A hello's first count is its token's length in bytes, not a count of bars.
+    let bar_bytes = if opcode == OP_HELLO { 1 } else { 8 };
+    let expected =
+        need as u64 + bar_bytes * u64::from(n_bars) + COMBO_BYTES as u64 * u64::from(n_combos);
     if body.len() as u64 != expected {
         return Err(ProtocolError::LengthMismatch {
             opcode,
@@ -196,7 +209,7 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
         }
     };
     // In range: the total length was checked above.
-    let close_end = need + 8 * n_bars as usize;
+    let close_end = need + bar_bytes as usize * n_bars as usize;
     let close = || f64s_from_le(&body[need..close_end]);
     let params = || combos_from_le(&body[close_end..]);
     Ok(match opcode {
@@ -216,6 +229,12 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
                 id: u64_at(body, HEADER_LEN),
                 params: params(),
                 timed: opcode == OP_SWEEP_LOADED_TIMED,
+            }
+        }
+        OP_HELLO => {
+            must_be_zero("n_combos", n_combos)?;
+            Request::Hello {
+                token: &body[need..close_end],
             }
         }
         _ => {
@@ -255,6 +274,22 @@ pub fn encode_request(opcode: u8, close: &[f64], params: &[Combo], id: Option<u6
     put_f64s(&mut out, close);
     put_i64s(&mut out, bytemuck::cast_slice(params));
     out
+}
+
+/// A hello frame: `[7][u32 token_len][u32 0][token]`. Tokens are at most [`MAX_TOKEN`] bytes.
+pub fn encode_hello(token: &[u8]) -> Result<Vec<u8>, String> {
+    if token.len() > MAX_TOKEN {
+        return Err(format!(
+            "access token of {} bytes is longer than the protocol's {MAX_TOKEN}",
+            token.len()
+        ));
+    }
+    let mut out = request_head(OP_HELLO, 0, 0, None);
+    let len = (HEADER_LEN + token.len()) as u32;
+    out[..4].copy_from_slice(&len.to_le_bytes());
+    out[5..9].copy_from_slice(&(token.len() as u32).to_le_bytes());
+    out.extend_from_slice(token);
+    Ok(out)
 }
 
 /// A sweep reply frame: `[pnl...][trades...]`, then the kernel seconds for a timed sweep.
@@ -349,35 +384,158 @@ pub fn read_full<R: Read + ?Sized>(r: &mut R, buf: &mut [u8]) -> io::Result<usiz
 /// arrays start) fall on 8-byte boundaries and parse as views instead of copies.
 const BODY_OFFSET: usize = 7;
 
-/// A reusable, 8-byte-aligned receive buffer (one per connection).
-#[derive(Default)]
-pub struct BodyBuf {
-    words: Vec<u64>,
+/// The bytes held by the receive buffers of all connections, and their bound (`--max-inflight`).
+#[derive(Debug)]
+pub struct Inflight {
+    used: AtomicU64,
+    max: u64,
 }
 
-impl BodyBuf {
+impl Inflight {
+    pub fn new(max: u64) -> Inflight {
+        Inflight {
+            used: AtomicU64::new(0),
+            max,
+        }
+    }
+
+    /// Bytes held now, over all connections.
+    pub fn used(&self) -> u64 {
+        self.used.load(Ordering::SeqCst)
+    }
+
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    fn take(&self, bytes: u64) -> Result<(), u64> {
+        self.used
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(bytes).filter(|&t| t <= self.max)
+            })
+            .map(|_| ())
+    }
+
+    fn give(&self, bytes: u64) {
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+    }
+}
+
+/// A reusable, 8-byte-aligned receive buffer (one per connection) that grows as bytes arrive.
+///
+/// Declaring a large frame costs nothing until its bytes come: the buffer grows in bounded
+/// steps, each taken from the [`Inflight`] budget when there is one, and given back when the
+/// buffer is released (after an unusually large request, under budget pressure, or on drop).
+#[derive(Default)]
+pub struct BodyBuf<'a> {
+    words: Vec<u64>,
+    budget: Option<&'a Inflight>,
+}
+
+impl<'a> BodyBuf<'a> {
+    /// The first allocation for a frame; later steps double what is held, up to `MAX_STEP`.
+    pub const FIRST_STEP: usize = 64 << 10;
+    /// The largest single growth, so memory held stays within this of the bytes received.
+    pub const MAX_STEP: usize = 16 << 20;
     /// Buffers larger than this are released after their request instead of kept for the next.
     const KEEP: usize = 64 << 20;
 
-    /// A writable slice of exactly `len` bytes; grows the buffer only when needed.
-    pub fn prepare(&mut self, len: usize) -> &mut [u8] {
-        let words = (BODY_OFFSET + len).div_ceil(8);
-        if self.words.len() < words {
-            self.words.resize(words, 0);
+    /// A buffer whose growth is charged to `budget`.
+    pub fn with_budget(budget: &'a Inflight) -> BodyBuf<'a> {
+        BodyBuf {
+            words: Vec::new(),
+            budget: Some(budget),
         }
-        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)[BODY_OFFSET..BODY_OFFSET + len]
     }
 
-    /// The `len` bytes last prepared.
+    /// Bytes this buffer holds (what it charges the budget).
+    pub fn held(&self) -> usize {
+        8 * self.words.len()
+    }
+
+    /// Bytes of body the buffer can take without growing.
+    fn room(&self) -> usize {
+        self.held().saturating_sub(BODY_OFFSET)
+    }
+
+    /// Refuses, before any body byte is read, a frame the budget cannot hold as things stand.
+    fn admit(&self, len: usize) -> Result<(), FrameError> {
+        let Some(budget) = self.budget else {
+            return Ok(());
+        };
+        let need = (8 * (BODY_OFFSET + len).div_ceil(8)).saturating_sub(self.held()) as u64;
+        let used = budget.used();
+        if used.saturating_add(need) > budget.max {
+            return Err(FrameError::Budget {
+                len,
+                max: budget.max,
+                used,
+            });
+        }
+        Ok(())
+    }
+
+    /// Makes room past `got` for a body of `len` bytes, growing by one bounded step when full;
+    /// returns the end of the writable part.
+    fn grow(&mut self, len: usize, got: usize) -> Result<usize, FrameError> {
+        let room = self.room();
+        if got < room.min(len) {
+            return Ok(room.min(len));
+        }
+        let target = len.min(room + room.clamp(Self::FIRST_STEP, Self::MAX_STEP));
+        let words = (BODY_OFFSET + target).div_ceil(8);
+        let extra = words - self.words.len();
+        if let Some(budget) = self.budget {
+            budget
+                .take(8 * extra as u64)
+                .map_err(|used| FrameError::Budget {
+                    len,
+                    max: budget.max,
+                    used,
+                })?;
+        }
+        // Exact, so the memory held is what the budget was charged, not a doubled capacity.
+        self.words.reserve_exact(extra);
+        self.words.resize(words, 0);
+        Ok(target)
+    }
+
+    /// The writable bytes `from..to` of the body.
+    fn body_mut(&mut self, from: usize, to: usize) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut::<u64, u8>(&mut self.words)
+            [BODY_OFFSET + from..BODY_OFFSET + to]
+    }
+
+    /// The first `len` bytes of the body last read.
     pub fn body(&self, len: usize) -> &[u8] {
+        if len == 0 {
+            return &[];
+        }
         &bytemuck::cast_slice::<u64, u8>(&self.words)[BODY_OFFSET..BODY_OFFSET + len]
     }
 
-    /// Gives back memory held for one unusually large request.
+    /// Gives back memory held for one unusually large request, or any large buffer while the
+    /// budget is more than half used, so idle connections do not sit on what others need.
     pub fn trim(&mut self) {
-        if self.words.len() * 8 > Self::KEEP {
-            self.words = Vec::new();
+        let pressed = self
+            .budget
+            .is_some_and(|b| b.used() > b.max / 2 && self.held() > Self::FIRST_STEP);
+        if self.held() > Self::KEEP || pressed {
+            self.release();
         }
+    }
+
+    fn release(&mut self) {
+        if let Some(budget) = self.budget {
+            budget.give(self.held() as u64);
+        }
+        self.words = Vec::new();
+    }
+}
+
+impl Drop for BodyBuf<'_> {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -399,24 +557,55 @@ pub enum FrameError {
         "frame of {len} bytes exceeds the limit of {max} bytes (refused unread; closing the connection)"
     )]
     Oversize { len: u64, max: u32 },
+    #[error(
+        "frame of {len} bytes would exceed the server's in-flight budget of {max} bytes \
+         ({used} held by requests being received or served; --max-inflight); \
+         retry later or send smaller frames (closing the connection)"
+    )]
+    Budget { len: usize, max: u64, used: u64 },
     #[error("truncated frame body: the stream ended after {got} of {len} bytes")]
     TruncatedBody { got: usize, len: usize },
+    /// The [`Watch`] called the frame off (the server timed the connection out).
+    #[error("the server stopped reading this connection")]
+    Stopped,
     #[error(transparent)]
     Io(#[from] io::Error),
 }
 
-/// Reads one `[u32 len][body]` frame into `buf`, refusing an oversize length before allocating.
-pub fn read_frame<R: Read + ?Sized>(
+/// Told as a frame's bytes arrive, so a server can time out frames that stall.
+pub trait Watch {
+    /// The first byte of a frame arrived. `false` calls the frame off ([`FrameError::Stopped`]).
+    fn frame_started(&self) -> bool {
+        true
+    }
+    /// More bytes of the current frame arrived.
+    fn progress(&self) {}
+}
+
+/// No watching: stdio sessions, tests and tools.
+impl Watch for () {}
+
+/// Reads one `[u32 len][body]` frame into `buf`. An oversize length is refused before anything
+/// is allocated, and the buffer grows only as body bytes arrive.
+pub fn read_frame<R: Read + ?Sized, W: Watch + ?Sized>(
     r: &mut R,
     max_frame: u32,
-    buf: &mut BodyBuf,
+    buf: &mut BodyBuf<'_>,
+    watch: &W,
 ) -> Result<Frame, FrameError> {
     let mut head = [0u8; 4];
-    match read_full(r, &mut head)? {
-        0 => return Ok(Frame::End),
-        4 => {}
-        got => return Err(FrameError::TruncatedHeader { got }),
+    // One byte first: until it comes the connection is idle, after it a frame is under way.
+    if read_full(r, &mut head[..1])? == 0 {
+        return Ok(Frame::End);
     }
+    if !watch.frame_started() {
+        return Err(FrameError::Stopped);
+    }
+    let got = read_full(r, &mut head[1..])?;
+    if got < 3 {
+        return Err(FrameError::TruncatedHeader { got: 1 + got });
+    }
+    watch.progress();
     let len = u32::from_le_bytes(head);
     if len > max_frame {
         return Err(FrameError::Oversize {
@@ -425,9 +614,19 @@ pub fn read_frame<R: Read + ?Sized>(
         });
     }
     let len = len as usize;
-    let got = read_full(r, buf.prepare(len))?;
-    if got < len {
-        return Err(FrameError::TruncatedBody { got, len });
+    buf.admit(len)?;
+    let mut got = 0;
+    while got < len {
+        let end = buf.grow(len, got)?;
+        match r.read(buf.body_mut(got, end)) {
+            Ok(0) => return Err(FrameError::TruncatedBody { got, len }),
+            Ok(n) => {
+                got += n;
+                watch.progress();
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.into()),
+        }
     }
     Ok(Frame::Body(len))
 }
@@ -506,7 +705,7 @@ mod tests {
             let c: &[f64] = if id.is_some() { &[] } else { &close };
             let f = encode_request(op, c, &params, id);
             let mut r = &f[..];
-            let Frame::Body(len) = read_frame(&mut r, 1 << 20, &mut buf).unwrap() else {
+            let Frame::Body(len) = read_frame(&mut r, 1 << 20, &mut buf, &()).unwrap() else {
                 panic!()
             };
             match parse_request(buf.body(len)).unwrap() {
@@ -565,23 +764,128 @@ mod tests {
         let mut buf = BodyBuf::default();
         let mut r: &[u8] = &[0xff, 0xff, 0xff, 0x7f];
         assert!(matches!(
-            read_frame(&mut r, 1024, &mut buf),
+            read_frame(&mut r, 1024, &mut buf, &()),
             Err(FrameError::Oversize { .. })
         ));
         // Nothing was allocated for the refused frame.
         assert!(buf.words.is_empty());
         let mut r: &[u8] = &[1, 0];
         assert!(matches!(
-            read_frame(&mut r, 1024, &mut buf),
+            read_frame(&mut r, 1024, &mut buf, &()),
             Err(FrameError::TruncatedHeader { got: 2 })
         ));
         let mut r: &[u8] = &[10, 0, 0, 0, 1, 2];
         assert!(matches!(
-            read_frame(&mut r, 1024, &mut buf),
+            read_frame(&mut r, 1024, &mut buf, &()),
             Err(FrameError::TruncatedBody { got: 2, len: 10 })
         ));
         let mut r: &[u8] = &[];
-        assert_eq!(read_frame(&mut r, 1024, &mut buf).unwrap(), Frame::End);
+        assert_eq!(read_frame(&mut r, 1024, &mut buf, &()).unwrap(), Frame::End);
+    }
+
+    /// A reader that hands out its bytes a few at a time, then ends.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(out.len()).min(self.1);
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn memory_follows_the_bytes_received_not_the_length_declared() {
+        let budget = Inflight::new(1 << 30);
+        let mut buf = BodyBuf::with_budget(&budget);
+        // 256 MiB declared, 4 KiB sent, then the stream ends.
+        let mut frame = (256u32 << 20).to_le_bytes().to_vec();
+        frame.extend_from_slice(&[0; 4096]);
+        let mut r = Trickle(&frame, 1000);
+        assert!(matches!(
+            read_frame(&mut r, DEFAULT_MAX_FRAME, &mut buf, &()),
+            Err(FrameError::TruncatedBody {
+                got: 4096,
+                len: 0x1000_0000
+            })
+        ));
+        assert!(buf.held() <= BodyBuf::FIRST_STEP + 8, "{}", buf.held());
+        assert_eq!(budget.used(), buf.held() as u64);
+        drop(buf);
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn growth_in_small_pieces_keeps_every_byte_and_the_zero_copy_parse() {
+        let budget = Inflight::new(1 << 30);
+        let mut buf = BodyBuf::with_budget(&budget);
+        let close: Vec<f64> = (0..100_000).map(|i| 100.0 + i as f64).collect();
+        let f = encode_request(OP_ECHO, &close, &[], None);
+        let mut r = Trickle(&f, 777);
+        let Frame::Body(len) = read_frame(&mut r, DEFAULT_MAX_FRAME, &mut buf, &()).unwrap() else {
+            panic!()
+        };
+        // Grown in steps, never more than the body (rounded to words) plus its 7-byte offset.
+        assert!(buf.held() <= len + 16 && buf.held() >= len);
+        match parse_request(buf.body(len)).unwrap() {
+            Request::Echo { close: c } => {
+                assert!(matches!(c, Cow::Borrowed(_)));
+                assert_eq!(&*c, &close[..]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_budget_refuses_a_frame_before_and_while_it_arrives() {
+        let budget = Inflight::new(200_000);
+        let mut a = BodyBuf::with_budget(&budget);
+        let mut big = (300_000u32).to_le_bytes().to_vec();
+        big.resize(4 + 300_000, 0);
+        let e = read_frame(&mut &big[..], u32::MAX >> 1, &mut a, &()).unwrap_err();
+        assert!(matches!(e, FrameError::Budget { max: 200_000, .. }), "{e}");
+        assert!(
+            e.to_string().contains("in-flight budget of 200000 bytes"),
+            "{e}"
+        );
+        assert_eq!(budget.used(), 0);
+        // Two frames that fit alone but not together: the second is refused as it grows.
+        let mut half = (150_000u32).to_le_bytes().to_vec();
+        half.resize(4 + 150_000, 1);
+        assert!(read_frame(&mut &half[..], u32::MAX >> 1, &mut a, &()).is_ok());
+        let mut b = BodyBuf::with_budget(&budget);
+        let e = read_frame(&mut &half[..], u32::MAX >> 1, &mut b, &()).unwrap_err();
+        assert!(matches!(e, FrameError::Budget { .. }), "{e}");
+        // Released under pressure once its request is done, so the other fits.
+        a.trim();
+        assert_eq!(budget.used() as usize, b.held());
+        assert!(read_frame(&mut &half[..], u32::MAX >> 1, &mut b, &()).is_ok());
+    }
+
+    #[test]
+    fn hello_carries_its_token_and_refuses_a_long_one() {
+        let f = encode_hello(b"sixteen byte tok").unwrap();
+        assert_eq!(
+            parse_request(body(&f)).unwrap(),
+            Request::Hello {
+                token: b"sixteen byte tok"
+            }
+        );
+        assert!(encode_hello(&[0; MAX_TOKEN + 1]).is_err());
+        let mut bad = f.clone();
+        bad[4 + 5] = 1; // n_combos must be 0, even when the body holds one combo's bytes
+        bad.extend_from_slice(&[0; COMBO_BYTES]);
+        assert!(matches!(
+            parse_request(body(&bad)),
+            Err(ProtocolError::NonZeroField { .. })
+        ));
+        bad = f.clone();
+        bad[4 + 1] += 1; // token length one more than sent
+        assert!(matches!(
+            parse_request(body(&bad)),
+            Err(ProtocolError::LengthMismatch { .. })
+        ));
     }
 
     #[test]

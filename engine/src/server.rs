@@ -1,7 +1,7 @@
 //! The engine server: a thread per connection on a Unix socket or TCP, or one stdio session.
 //! A bad frame, a panic or a dropped client only ever ends its own connection.
 
-use crate::protocol::{self, BodyBuf, Frame, FrameError, Request};
+use crate::protocol::{self, BodyBuf, Frame, FrameError, Inflight, Request, Watch};
 use hullsweep_kernel::{DEFAULT_FEE_PCT, ValidClose, ValidSeries};
 use hullsweep_variants::{Threads, Variant};
 use std::collections::HashMap;
@@ -14,7 +14,7 @@ use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt}
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -57,6 +57,73 @@ pub fn default_variant() -> Variant {
         .unwrap_or(Variant::Reference)
 }
 
+/// The default bound on receive buffers over all connections: 4 GiB, so that with the default
+/// 1 GiB of loaded series and replies (at most a third of their requests) a 24 GB machine keeps
+/// well over half its memory.
+pub const DEFAULT_MAX_INFLIGHT: u64 = 4 << 30;
+
+/// The default time a frame may go without a byte arriving: long enough for TCP to retransmit
+/// a few times, short enough that stalled clients give their slots back within seconds.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The secret a client presents in a hello (opcode 7). Never printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(Vec<u8>);
+
+impl Token {
+    /// The shortest token accepted: anything shorter is guessable.
+    pub const MIN_LEN: usize = 16;
+
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Token, EngineError> {
+        let bytes = bytes.into();
+        Token::check(bytes.len()).map_err(EngineError::Config)?;
+        Ok(Token(bytes))
+    }
+
+    /// The file's contents with surrounding whitespace (a trailing newline) removed.
+    pub fn from_file(path: &Path) -> Result<Token, EngineError> {
+        let raw = fs::read(path).map_err(io_err(format!("reading {}", path.display())))?;
+        let bytes = raw.trim_ascii();
+        Token::check(bytes.len())
+            .map_err(|e| EngineError::Config(format!("{}: {e}", path.display())))?;
+        Ok(Token(bytes.to_vec()))
+    }
+
+    fn check(len: usize) -> Result<(), String> {
+        if (Self::MIN_LEN..=protocol::MAX_TOKEN).contains(&len) {
+            return Ok(());
+        }
+        Err(format!(
+            "access token of {len} bytes: it must be {}..={} bytes \
+             (e.g. `head -c 32 /dev/urandom | base64 > token`)",
+            Self::MIN_LEN,
+            protocol::MAX_TOKEN
+        ))
+    }
+
+    /// Whether `given` is this token. The time taken depends on the lengths only, never on
+    /// where the bytes first differ.
+    pub fn matches(&self, given: &[u8]) -> bool {
+        use subtle::ConstantTimeEq;
+        let mut same = (given.len() as u64).ct_eq(&(self.0.len() as u64));
+        for (i, want) in self.0.iter().enumerate() {
+            same &= given.get(i).copied().unwrap_or(0).ct_eq(want);
+        }
+        same.into()
+    }
+
+    /// The token's bytes, for a client that presents it.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Token(<{} bytes, redacted>)", self.0.len())
+    }
+}
+
 /// Everything a server needs to know; shared read-only by all its connections.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -70,6 +137,15 @@ pub struct Config {
     pub max_loaded_bytes: u64,
     /// Connections served at once; more are answered with an error frame and closed.
     pub max_connections: usize,
+    /// Bytes of receive buffers over all connections; a frame that would pass it is refused.
+    pub max_inflight: u64,
+    /// A frame that goes this long without a byte arriving is refused and its connection closed.
+    pub read_timeout: Duration,
+    /// A connection with no frame under way for this long is closed; `None` keeps it open.
+    pub idle_timeout: Option<Duration>,
+    /// When set, every connection must present it in a hello (opcode 7) before anything else.
+    /// Required to bind TCP beyond loopback.
+    pub token: Option<Token>,
 }
 
 impl Default for Config {
@@ -81,6 +157,10 @@ impl Default for Config {
             max_frame: protocol::DEFAULT_MAX_FRAME,
             max_loaded_bytes: 1 << 30,
             max_connections: 256,
+            max_inflight: DEFAULT_MAX_INFLIGHT,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            idle_timeout: None,
+            token: None,
         }
     }
 }
@@ -104,6 +184,21 @@ impl Config {
         if self.max_connections == 0 {
             return Err(EngineError::Config("max connections must be >= 1".into()));
         }
+        if self.max_inflight == 0 {
+            return Err(EngineError::Config(
+                "max in-flight bytes must be >= 1".into(),
+            ));
+        }
+        if self.read_timeout.is_zero() {
+            return Err(EngineError::Config(
+                "read timeout must be > 0: without it stalled clients keep their slots".into(),
+            ));
+        }
+        if self.idle_timeout.is_some_and(|t| t.is_zero()) {
+            return Err(EngineError::Config(
+                "idle timeout must be > 0 (None keeps idle connections open)".into(),
+            ));
+        }
         Ok(())
     }
 }
@@ -112,20 +207,113 @@ impl Config {
 pub struct Shared {
     config: Config,
     loaded_bytes: AtomicU64,
+    inflight: Inflight,
+    connections: AtomicUsize,
+    epoch: Instant,
 }
 
 impl Shared {
     pub fn new(config: Config) -> Result<Arc<Shared>, EngineError> {
         config.validate()?;
         Ok(Arc::new(Shared {
+            inflight: Inflight::new(config.max_inflight),
             config,
             loaded_bytes: AtomicU64::new(0),
+            connections: AtomicUsize::new(0),
+            epoch: Instant::now(),
         }))
     }
 
     /// Bytes of loaded series currently held, over all connections.
     pub fn loaded_bytes(&self) -> u64 {
         self.loaded_bytes.load(Ordering::SeqCst)
+    }
+
+    /// Bytes of receive buffers currently held, over all connections (`max_inflight` bounds it).
+    pub fn inflight_bytes(&self) -> u64 {
+        self.inflight.used()
+    }
+
+    /// Connections holding a slot now (`max_connections` bounds it).
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}
+
+/// Where a connection stands, for the accept loop's timeouts.
+const IDLE: u8 = 0;
+const READING: u8 = 1;
+const BUSY: u8 = 2;
+const CLOSED: u8 = 3;
+
+/// A connection's phase and the time of its last progress: written by its thread, read by the
+/// accept loop, which closes connections stalled past a timeout (no thread per timer).
+///
+/// Whoever moves the phase out of `IDLE` or `READING` owns the socket's write side: the thread
+/// to reply, or the accept loop to send the timeout's error frame. So they never interleave.
+struct ConnWatch {
+    phase: AtomicU8,
+    /// Nanoseconds since the server's epoch.
+    stamp: AtomicU64,
+    epoch: Instant,
+    /// Until its hello, a connection's bytes do not count as progress: a stranger has the read
+    /// timeout from connecting, however slowly it sends.
+    before_hello: AtomicBool,
+}
+
+impl ConnWatch {
+    fn new(before_hello: bool, epoch: Instant) -> ConnWatch {
+        let w = ConnWatch {
+            phase: AtomicU8::new(if before_hello { READING } else { IDLE }),
+            stamp: AtomicU64::new(0),
+            epoch,
+            before_hello: AtomicBool::new(before_hello),
+        };
+        w.stamp.store(w.now(), Ordering::SeqCst);
+        w
+    }
+
+    fn hello_accepted(&self) {
+        self.before_hello.store(false, Ordering::SeqCst);
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn stamp(&self) {
+        if !self.before_hello.load(Ordering::Relaxed) {
+            self.stamp.store(self.now(), Ordering::SeqCst);
+        }
+    }
+
+    fn claim(&self, from: u8, to: u8) -> bool {
+        self.stamp();
+        self.phase
+            .compare_exchange(from, to, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// How long since the last progress.
+    fn quiet(&self) -> Duration {
+        Duration::from_nanos(self.now().saturating_sub(self.stamp.load(Ordering::SeqCst)))
+    }
+}
+
+impl Watch for ConnWatch {
+    fn frame_started(&self) -> bool {
+        self.stamp();
+        match self
+            .phase
+            .compare_exchange(IDLE, READING, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) | Err(READING) => true,
+            Err(_) => false,
+        }
+    }
+
+    fn progress(&self) {
+        self.stamp();
     }
 }
 
@@ -228,6 +416,8 @@ impl Session<'_> {
                 self.shared.loaded_bytes.fetch_sub(bytes, Ordering::SeqCst);
                 Ok(protocol::encode_reply(&[]))
             }
+            // Not reached from `serve_connection`, which checks hellos itself.
+            Request::Hello { .. } => Ok(protocol::encode_reply(&[])),
         }
     }
 }
@@ -235,53 +425,124 @@ impl Session<'_> {
 /// Serves one byte stream until it ends, a frame cannot be read whole, or the peer goes away.
 ///
 /// Bad requests get an error frame and the loop goes on; a frame that cannot be skipped whole
-/// (truncated, oversize) gets a best-effort error frame and ends this connection only.
+/// (truncated, oversize, over the in-flight budget) gets a best-effort error frame and ends this
+/// connection only. On a server with a token, the first frame must be a hello carrying it.
 pub fn serve_connection<R: Read, W: Write>(
+    reader: R,
+    writer: W,
+    shared: &Shared,
+) -> io::Result<()> {
+    serve_watched(reader, writer, shared, None)
+}
+
+fn serve_watched<R: Read, W: Write>(
     reader: R,
     mut writer: W,
     shared: &Shared,
+    watch: Option<&ConnWatch>,
 ) -> io::Result<()> {
     // Buffered so that a small request costs one read syscall; large bodies bypass the buffer.
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
-    let mut buf = BodyBuf::default();
+    let mut buf = BodyBuf::with_budget(&shared.inflight);
     let mut session = Session {
         shared,
         series: HashMap::new(),
         next_id: 1,
         held: 0,
     };
+    let config = &shared.config;
+    let claim = |from, to| watch.is_none_or(|w| w.claim(from, to));
+    let mut authed = config.token.is_none();
     loop {
-        let len = match protocol::read_frame(&mut reader, shared.config.max_frame, &mut buf) {
+        // Before the hello, nothing larger than a hello is read: strangers cost next to nothing.
+        let max_frame = if authed {
+            config.max_frame
+        } else {
+            config.max_frame.min(protocol::HELLO_MAX_FRAME)
+        };
+        let read = match watch {
+            Some(w) => protocol::read_frame(&mut reader, max_frame, &mut buf, w),
+            None => protocol::read_frame(&mut reader, max_frame, &mut buf, &()),
+        };
+        let len = match read {
             Ok(Frame::End) => return Ok(()),
             Ok(Frame::Body(len)) => len,
             Err(FrameError::Io(e)) => return Err(e),
             Err(e) => {
-                // The peer may have half-closed; it can still read why. Ignore a failed write.
-                let _ = writer.write_all(&protocol::encode_error(&e.to_string()));
-                let _ = writer.flush();
+                // Unless the accept loop timed this connection out and wrote its own frame.
+                if claim(READING, BUSY) {
+                    let msg = match e {
+                        FrameError::Oversize { len, .. } if !authed => hello_first(len),
+                        e => e.to_string(),
+                    };
+                    // The peer may have half-closed; it can still read why. Ignore a failed write.
+                    let _ = writer.write_all(&protocol::encode_error(&msg));
+                    let _ = writer.flush();
+                }
                 return Ok(());
             }
         };
-        let written = match protocol::parse_request(buf.body(len)) {
-            Ok(Request::Echo { close }) => {
-                let head = ((8 * close.len()) as u32).to_le_bytes();
-                let bytes = le_bytes(&close);
-                protocol::write_all_vectored(&mut writer, &[&head, &bytes])
+        if !claim(READING, BUSY) {
+            return Ok(());
+        }
+        let request = protocol::parse_request(buf.body(len));
+        if let Ok(Request::Hello { token }) = request {
+            if let Some(want) = &config.token
+                && !want.matches(token)
+            {
+                let msg = "wrong access token; closing the connection";
+                let _ = writer.write_all(&protocol::encode_error(msg));
+                let _ = writer.flush();
+                return Ok(());
             }
-            Ok(request) => {
-                let frame = session
-                    .handle(request)
-                    .unwrap_or_else(|msg| protocol::encode_error(&msg));
-                protocol::write_all_vectored(&mut writer, &[&frame])
+            authed = true;
+            if let Some(w) = watch {
+                w.hello_accepted();
             }
-            Err(e) => protocol::write_all_vectored(
-                &mut writer,
-                &[&protocol::encode_error(&e.to_string())],
-            ),
-        };
-        written?;
+            protocol::write_all_vectored(&mut writer, &[&protocol::encode_reply(&[])])?;
+        } else if !authed {
+            let got = match &request {
+                Ok(_) => format!("opcode {}", buf.body(len)[0]),
+                Err(e) => e.to_string(),
+            };
+            let _ = writer.write_all(&protocol::encode_error(&format!(
+                "this server needs its access token first: send a hello (opcode 7) with it, \
+                 got {got}; closing the connection"
+            )));
+            let _ = writer.flush();
+            return Ok(());
+        } else {
+            let written = match request {
+                Ok(Request::Echo { close }) => {
+                    let head = ((8 * close.len()) as u32).to_le_bytes();
+                    let bytes = le_bytes(&close);
+                    protocol::write_all_vectored(&mut writer, &[&head, &bytes])
+                }
+                Ok(request) => {
+                    let frame = session
+                        .handle(request)
+                        .unwrap_or_else(|msg| protocol::encode_error(&msg));
+                    protocol::write_all_vectored(&mut writer, &[&frame])
+                }
+                Err(e) => protocol::write_all_vectored(
+                    &mut writer,
+                    &[&protocol::encode_error(&e.to_string())],
+                ),
+            };
+            written?;
+        }
         buf.trim();
+        // Nothing else moves a connection out of BUSY; this restarts the idle clock.
+        claim(BUSY, IDLE);
     }
+}
+
+fn hello_first(len: u64) -> String {
+    format!(
+        "this server needs its access token first: send a hello (opcode 7) with it; \
+         a frame of {len} bytes cannot be one (at most {}); closing the connection",
+        protocol::HELLO_MAX_FRAME
+    )
 }
 
 /// The wire bytes of `f64`s: the same memory on little-endian machines.
@@ -330,6 +591,16 @@ enum Stream {
 }
 
 impl Stream {
+    /// Sends without blocking (a full send buffer drops the message): the accept loop must
+    /// never wait on one client.
+    fn send_best_effort(&self, bytes: &[u8]) {
+        use rustix::net::{SendFlags, send};
+        let _ = match self {
+            Stream::Unix(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
+            Stream::Tcp(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
+        };
+    }
+
     fn shutdown(&self) {
         // Already-closed peers make this fail; there is nothing left to unblock then.
         let _ = match self {
@@ -455,7 +726,16 @@ impl Server {
     }
 
     /// Binds TCP at `addr` (port 0 picks a free port; see [`endpoint`](Server::endpoint)).
+    ///
+    /// Beyond loopback anyone who can reach the port could use the server, so such a bind
+    /// needs [`Config::token`].
     pub fn bind_tcp(addr: SocketAddr, config: Config) -> Result<Server, EngineError> {
+        if !addr.ip().is_loopback() && config.token.is_none() {
+            return Err(EngineError::Config(format!(
+                "tcp {addr} reaches beyond loopback, so it needs an access token \
+                 (--token-file PATH); bind 127.0.0.1 or ::1 to serve this machine only"
+            )));
+        }
         let shared = Shared::new(config)?;
         let listener = TcpListener::bind(addr).map_err(io_err(format!("binding tcp {addr}")))?;
         let local = listener
@@ -514,15 +794,20 @@ impl Server {
                 l.as_fd()
             }
         };
-        let live: Arc<Mutex<HashMap<u64, Stream>>> = Arc::default();
-        let active = Arc::new(AtomicUsize::new(0));
+        let live: Arc<Mutex<HashMap<u64, Live>>> = Arc::default();
         let mut threads: Vec<JoinHandle<()>> = Vec::new();
         let mut next = 0u64;
         let timeout = rustix::time::Timespec {
             tv_sec: 0,
             tv_nsec: STOP_POLL.as_nanos() as _,
         };
+        let mut reaped = Instant::now();
         while !self.stop.is_shutdown() {
+            // Timeouts are checked here, between accepts, at least every REAP_EVERY.
+            if reaped.elapsed() >= REAP_EVERY {
+                reap(&live, &self.shared.config);
+                reaped = Instant::now();
+            }
             let mut fds = [rustix::event::PollFd::new(
                 &fd,
                 rustix::event::PollFlags::IN,
@@ -550,14 +835,14 @@ impl Server {
                 }
             };
             next += 1;
-            match spawn_connection(stream, next, &self.shared, &live, &active) {
+            match spawn_connection(stream, next, &self.shared, &live) {
                 Ok(Some(t)) => threads.push(t),
                 Ok(None) => {}
                 Err(e) => eprintln!("hullsweep engine: connection {next}: {e}"),
             }
         }
-        for s in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
-            s.shutdown();
+        for l in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            l.stream.shutdown();
         }
         for t in threads {
             let _ = t.join();
@@ -568,6 +853,47 @@ impl Server {
 }
 
 static NEXT_BIND: AtomicUsize = AtomicUsize::new(0);
+
+/// How often the accept loop looks for stalled connections: the timeouts' resolution.
+const REAP_EVERY: Duration = Duration::from_millis(25);
+
+/// A served connection as the accept loop sees it.
+struct Live {
+    stream: Stream,
+    watch: Arc<ConnWatch>,
+}
+
+/// Closes every connection stalled mid-frame past the read timeout, or idle past the idle
+/// timeout, with a best-effort error frame saying which. Its thread then sees the stream end
+/// and gives its slot and buffers back.
+fn reap(live: &Mutex<HashMap<u64, Live>>, config: &Config) {
+    let secs = |d: Duration| d.as_secs_f64();
+    for l in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
+        let quiet = l.watch.quiet();
+        let (phase, msg) = match l.watch.phase.load(Ordering::SeqCst) {
+            READING if quiet > config.read_timeout => (
+                READING,
+                format!(
+                    "read timeout: no byte of this frame arrived for {} s (--read-timeout); \
+                     closing the connection",
+                    secs(config.read_timeout)
+                ),
+            ),
+            IDLE if config.idle_timeout.is_some_and(|t| quiet > t) => (
+                IDLE,
+                format!(
+                    "idle timeout: no request for {} s (--idle-timeout); closing the connection",
+                    secs(config.idle_timeout.unwrap_or_default())
+                ),
+            ),
+            _ => continue,
+        };
+        if l.watch.claim(phase, CLOSED) {
+            l.stream.send_best_effort(&protocol::encode_error(&msg));
+            l.stream.shutdown();
+        }
+    }
+}
 
 fn is_transient(e: &io::Error) -> bool {
     matches!(
@@ -581,10 +907,10 @@ fn spawn_connection(
     stream: Stream,
     id: u64,
     shared: &Arc<Shared>,
-    live: &Arc<Mutex<HashMap<u64, Stream>>>,
-    active: &Arc<AtomicUsize>,
+    live: &Arc<Mutex<HashMap<u64, Live>>>,
 ) -> io::Result<Option<JoinHandle<()>>> {
     let max = shared.config.max_connections;
+    let active = &shared.connections;
     if active.fetch_add(1, Ordering::SeqCst) >= max {
         active.fetch_sub(1, Ordering::SeqCst);
         let msg = protocol::encode_error(&format!(
@@ -596,10 +922,14 @@ fn spawn_connection(
         };
         return Ok(None);
     }
+    // A reply the client does not read fails after the read timeout without progress (the
+    // kernel's send timeout), so a client that stops reading gives its slot back too.
+    let send_timeout = Some(shared.config.read_timeout);
     let (reader, writer, keep): (Box<dyn Read + Send>, Box<dyn Write + Send>, Stream) = match stream
     {
         Stream::Unix(s) => {
             s.set_nonblocking(false)?;
+            s.set_write_timeout(send_timeout)?;
             (
                 Box::new(s.try_clone()?),
                 Box::new(s.try_clone()?),
@@ -608,6 +938,7 @@ fn spawn_connection(
         }
         Stream::Tcp(s) => {
             s.set_nonblocking(false)?;
+            s.set_write_timeout(send_timeout)?;
             // Replies are single writes; Nagle would only delay them.
             s.set_nodelay(true)?;
             (
@@ -617,21 +948,27 @@ fn spawn_connection(
             )
         }
     };
-    live.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(id, keep);
-    let (conn_shared, conn_live, conn_active) =
-        (Arc::clone(shared), Arc::clone(live), Arc::clone(active));
+    // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
+    // counted from the connect, bounds how long a stranger may hold the slot.
+    let watch = Arc::new(ConnWatch::new(shared.config.token.is_some(), shared.epoch));
+    live.lock().unwrap_or_else(|p| p.into_inner()).insert(
+        id,
+        Live {
+            stream: keep,
+            watch: Arc::clone(&watch),
+        },
+    );
+    let (conn_shared, conn_live) = (Arc::clone(shared), Arc::clone(live));
     let spawned = thread::Builder::new()
         .name(format!("hullsweep-conn-{id}"))
         .spawn(move || {
             // A client that vanished mid-reply is that client's problem, not the server's.
-            let _ = serve_connection(reader, writer, &conn_shared);
+            let _ = serve_watched(reader, writer, &conn_shared, Some(&watch));
             conn_live
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .remove(&id);
-            conn_active.fetch_sub(1, Ordering::SeqCst);
+            conn_shared.connections.fetch_sub(1, Ordering::SeqCst);
         });
     spawned.map(Some).inspect_err(|_| {
         live.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);

@@ -6,6 +6,11 @@
 // as one connection. Invariants: no panic; the output is a sequence of whole frames; error
 // messages are non-empty UTF-8; unmutated sweeps match the kernel bit for bit. A failure prints
 // the seed to replay.
+//
+// The buffer-growth path: some cases carry a large echo (up to 800 KB, past the first growth
+// step and past the in-flight budget), and half the streams arrive in pieces of random size, so
+// frames grow across many partial reads. Unmutated echoes must come back byte for byte, and the
+// budget must be whole again after every connection.
 
 use hullsweep_engine::protocol::{self, ERROR_BIT};
 use hullsweep_engine::server::{Shared, serve_connection};
@@ -14,7 +19,8 @@ use hullsweep_kernel::Combo;
 use hullsweep_variants::{Threads, Variant};
 use std::time::{Duration, Instant};
 
-const MAX_FRAME: u32 = 4096;
+const MAX_FRAME: u32 = 1 << 20;
+const MAX_INFLIGHT: u64 = 512 << 10;
 
 fn config() -> Config {
     Config {
@@ -22,7 +28,29 @@ fn config() -> Config {
         threads: Threads::Fixed(1),
         max_frame: MAX_FRAME,
         max_loaded_bytes: 2048,
+        max_inflight: MAX_INFLIGHT,
         ..Config::default()
+    }
+}
+
+/// A stream that arrives in pieces of random size, as a socket's reads do.
+struct Pieces<'a> {
+    data: &'a [u8],
+    rng: fastrand::Rng,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let most = match self.rng.u8(..4) {
+            0 => 1,
+            1 => 64,
+            2 => 5000,
+            _ => 70_000,
+        };
+        let n = self.data.len().min(out.len()).min(self.rng.usize(1..=most));
+        out[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
     }
 }
 
@@ -47,11 +75,26 @@ fn window(rng: &mut fastrand::Rng) -> i64 {
     }
 }
 
-/// A plain v1 sweep's inputs, kept for the differential check against the kernel.
-type SweepInputs = Option<(Vec<f64>, Vec<Combo>)>;
+/// What an unmutated request's reply must be.
+enum Expect {
+    /// A plain v1 sweep: checked against the kernel.
+    Sweep(Vec<f64>, Vec<Combo>),
+    /// A large echo: its close bytes verbatim, or the in-flight budget's error.
+    Echo(Vec<u8>),
+    Unchecked,
+}
 
-/// One request frame and, when it is a plain v1 sweep, its inputs.
-fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, SweepInputs) {
+/// One request frame and what its reply must be.
+fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, Expect) {
+    if rng.u8(..64) == 0 {
+        let base = rng.f64();
+        let close: Vec<f64> = (0..rng.usize(8_000..100_000))
+            .map(|i| base + i as f64)
+            .collect();
+        let frame = protocol::encode_request(protocol::OP_ECHO, &close, &[], None);
+        let bytes = frame[4 + protocol::HEADER_LEN..].to_vec();
+        return (frame, Expect::Echo(bytes));
+    }
     let close: Vec<f64> = (0..rng.usize(0..48)).map(|_| price(rng)).collect();
     let params: Vec<Combo> = (0..rng.usize(0..4))
         .map(|_| std::array::from_fn(|_| window(rng)))
@@ -60,27 +103,27 @@ fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, SweepInputs) {
     match rng.u8(..7) {
         0 | 1 => (
             protocol::encode_request(protocol::OP_SWEEP, &close, &params, None),
-            Some((close, params)),
+            Expect::Sweep(close, params),
         ),
         2 => (
             protocol::encode_request(protocol::OP_ECHO, &close, &params, None),
-            None,
+            Expect::Unchecked,
         ),
         3 => (
             protocol::encode_request(protocol::OP_LOAD, &close, &[], None),
-            None,
+            Expect::Unchecked,
         ),
         4 => (
             protocol::encode_request(protocol::OP_SWEEP_LOADED, &[], &params, Some(id)),
-            None,
+            Expect::Unchecked,
         ),
         5 => (
             protocol::encode_request(protocol::OP_DROP, &[], &[], Some(id)),
-            None,
+            Expect::Unchecked,
         ),
         _ => (
             protocol::encode_request(rng.u8(..), &close, &params, None),
-            None,
+            Expect::Unchecked,
         ),
     }
 }
@@ -161,9 +204,9 @@ fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
     let mut input = Vec::new();
     let mut expected = Vec::new();
     for _ in 0..rng.usize(1..5) {
-        let (frame, sweep) = request(rng);
+        let (frame, expect) = request(rng);
         input.extend_from_slice(&frame);
-        expected.push(sweep);
+        expected.push(expect);
     }
     let mutated = rng.u8(..10) != 0;
     if mutated {
@@ -174,15 +217,41 @@ fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
         expected.clear();
     }
     let mut out = Vec::new();
-    serve_connection(&input[..], &mut out, shared).expect("in-memory streams cannot fail");
+    if rng.bool() {
+        serve_connection(&input[..], &mut out, shared)
+    } else {
+        let rng = fastrand::Rng::with_seed(rng.u64(..));
+        serve_connection(Pieces { data: &input, rng }, &mut out, shared)
+    }
+    .expect("in-memory streams cannot fail");
+    assert_eq!(shared.inflight_bytes(), 0, "receive buffers not given back");
     let replies = frames(&out);
     // Every reply answers a request, plus at most one for an unreadable tail.
     assert!(replies.len() <= input.len() / 4 + 1);
     if !mutated && !expected.is_empty() {
-        assert_eq!(replies.len(), expected.len());
-        for (reply, sweep) in replies.iter().zip(&expected) {
-            let Some((close, params)) = sweep else {
-                continue;
+        // A frame over the in-flight budget ends the connection with its error frame.
+        let cut = replies
+            .iter()
+            .position(|r| r.is_err_and(|m| m.contains("in-flight budget")));
+        assert_eq!(replies.len(), cut.map_or(expected.len(), |i| i + 1));
+        for (reply, expect) in replies.iter().zip(&expected) {
+            let (close, params) = match (expect, reply) {
+                (Expect::Sweep(close, params), _) => (close, params),
+                (Expect::Echo(bytes), Ok(body)) => {
+                    assert!(*body == &bytes[..], "echo of {} bytes differs", bytes.len());
+                    continue;
+                }
+                (Expect::Echo(bytes), Err(msg)) => {
+                    assert!(msg.contains("in-flight budget"), "{msg}");
+                    // Alone on the server, only a frame larger than the whole budget is refused.
+                    assert!(
+                        bytes.len() as u64 + 32 > MAX_INFLIGHT,
+                        "refused {}",
+                        bytes.len()
+                    );
+                    continue;
+                }
+                (Expect::Unchecked, _) => continue,
             };
             match (hullsweep_kernel::sweep(close, params, 0.09), reply) {
                 (Ok(want), Ok(body)) => {

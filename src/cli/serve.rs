@@ -5,12 +5,14 @@ use anyhow::{Context, bail};
 use hullsweep::Variant;
 use hullsweep::kernel::DEFAULT_FEE_PCT;
 use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
-use hullsweep_engine::{Config, Server};
+use hullsweep_engine::server::{DEFAULT_MAX_INFLIGHT, DEFAULT_READ_TIMEOUT};
+use hullsweep_engine::{Config, Server, Token};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Serve the kernel to any language: wire protocol v1 (docs/protocol.md in the repository) plus
 /// the stateful extensions (engine/PROTOCOL-EXT.md).
@@ -24,7 +26,8 @@ pub struct Args {
     /// Listen on a Unix domain socket at PATH.
     #[arg(long, value_name = "PATH")]
     unix: Option<PathBuf>,
-    /// Listen on TCP: PORT (loopback), or HOST:PORT; 0.0.0.0:PORT must be spelled out to go wider.
+    /// Listen on TCP: PORT (loopback), or HOST:PORT; 0.0.0.0:PORT must be spelled out to go wider,
+    /// and a bind beyond loopback also needs --token-file (clients send it in a hello frame).
     #[arg(long, value_name = "ADDR")]
     tcp: Option<String>,
     /// Serve one session on stdin/stdout.
@@ -58,6 +61,29 @@ pub struct Args {
     /// Connections served at once; more are refused with an error frame.
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_connections: usize,
+    /// Bytes of request buffers over all connections (received so far or being served); a frame
+    /// that would pass it gets an error frame naming this budget. Buffers grow as bytes arrive.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INFLIGHT)]
+    max_inflight: u64,
+    /// Seconds a frame may go without a byte arriving (also a reply the client does not read);
+    /// then it gets an error frame and its connection closes, freeing the slot.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_READ_TIMEOUT.as_secs_f64(), value_parser = seconds)]
+    read_timeout: f64,
+    /// Seconds a connection may sit between frames; 0 (default) keeps it open, as clients that
+    /// hold a connection through long pauses (notebooks, pools) expect.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0, value_parser = seconds)]
+    idle_timeout: f64,
+    /// File holding the access token (16..=1024 bytes, surrounding whitespace removed); every
+    /// connection must present it in a hello (opcode 7) first. Required to bind TCP beyond loopback.
+    #[arg(long, value_name = "PATH")]
+    token_file: Option<PathBuf>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && Duration::try_from_secs_f64(v).is_ok() => Ok(v),
+        _ => Err(format!("{s:?} is not a number of seconds >= 0")),
+    }
 }
 
 /// `PORT` alone means loopback; anything else must resolve to an address.
@@ -94,6 +120,18 @@ fn check_unix_path(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn warn_if_readable_by_others(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(m) = std::fs::metadata(path)
+        && m.permissions().mode() & 0o077 != 0
+    {
+        eprintln!(
+            "hullsweep serve: warning: token file {} is readable by others; chmod 600 it",
+            path.display()
+        );
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let config = Config {
         variant: args.variant,
@@ -102,6 +140,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_frame: args.max_frame,
         max_loaded_bytes: args.max_loaded,
         max_connections: args.max_connections,
+        max_inflight: args.max_inflight,
+        read_timeout: Duration::from_secs_f64(args.read_timeout),
+        idle_timeout: (args.idle_timeout > 0.0).then(|| Duration::from_secs_f64(args.idle_timeout)),
+        token: match &args.token_file {
+            Some(path) => {
+                warn_if_readable_by_others(path);
+                Some(Token::from_file(path)?)
+            }
+            None => None,
+        },
     };
     if args.stdio {
         return Ok(hullsweep_engine::serve_stdio(config)?);
@@ -114,10 +162,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         (None, Some(addr)) => {
             let addr = tcp_addr(addr)?;
+            let server = Server::bind_tcp(addr, config)?;
             if !addr.ip().is_loopback() {
                 eprintln!("hullsweep serve: warning: listening beyond loopback on {addr}");
             }
-            Server::bind_tcp(addr, config)?
+            server
         }
         _ => bail!("give exactly one of --unix, --tcp, --stdio"),
     };

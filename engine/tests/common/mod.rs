@@ -31,8 +31,18 @@ impl Running {
     }
 
     pub fn tcp(config: Config) -> Running {
-        let server = Server::bind_tcp("127.0.0.1:0".parse().unwrap(), config).unwrap();
-        Running::start(server, None)
+        Running::tcp_at("127.0.0.1:0".parse().unwrap(), config)
+    }
+
+    pub fn tcp_at(addr: std::net::SocketAddr, config: Config) -> Running {
+        Running::start(Server::bind_tcp(addr, config).unwrap(), None)
+    }
+
+    pub fn tcp_port(&self) -> u16 {
+        match &self.endpoint {
+            Endpoint::Tcp(a) => a.port(),
+            Endpoint::Unix(_) => panic!("not a tcp server"),
+        }
     }
 
     fn start(server: Server, dir: Option<tempfile::TempDir>) -> Running {
