@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -129,42 +130,53 @@ def test_empty_inputs_need_no_cluster(monkeypatch):
     assert hsray.sweep_many({}, np.ones((3, 6), dtype=np.int64), progress=False) == {}
 
 
-def test_a_worker_node_lost_mid_sweep_changes_nothing(cluster, suite, monkeypatch):
-    # A fourth node with two CPUs joins, takes its share of a sweep of many small tasks, and is
-    # killed (no graceful shutdown) once a few tasks are done: its running tasks are lost with it.
+def test_a_worker_node_lost_mid_sweep_changes_nothing(cluster, suite):
+    # A fourth node with two CPUs joins, takes its share of a sweep, and is killed (no graceful
+    # shutdown) while one of its workers is running a task, which is lost with it.
     doomed = cluster.add_node(**node_args(2))
     cluster.wait_for_nodes()
     warm_up(doomed)
-    started = threading.Event()
-
-    class Bar(hsray.tqdm):
-        def update(self, n=1):
-            super().update(n)
-            if self.n >= 6:
-                started.set()
-
-    monkeypatch.setattr(hsray, "tqdm", Bar)
     default = next(d for d in suite if d["name"] == "default")
-    closes = {"default": np.load(default["close_path"]), "nan_runs": None}
-    closes["nan_runs"] = np.load(next(d for d in suite if d["name"] == "nan_runs")["close_path"])
-    params = np.concatenate([default["params"]] * 2)
+    nan_runs = next(d for d in suite if d["name"] == "nan_runs")
+    closes = {"default": np.load(default["close_path"]), "nan_runs": np.load(nan_runs["close_path"])}
+    params = np.concatenate([default["params"]] * 4)
     result, error = {}, []
 
     def run():
         try:
-            result.update(hsray.sweep_many(closes, params, 0.09, chunk_combos=2, progress=True))
+            result.update(hsray.sweep_many(closes, params, 0.09, chunk_combos=20, progress=False))
         except BaseException as e:  # surfaced below
             error.append(e)
 
     t = threading.Thread(target=run)
     t.start()
-    assert started.wait(120), "the sweep did not start"
-    assert t.is_alive(), "the sweep ended before the node was removed: make it longer"
+    deadline = time.monotonic() + 120
+    while not busy_workers(doomed) and t.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert busy_workers(doomed), "no task ran on the added node: the test proves nothing"
     cluster.remove_node(doomed, allow_graceful=False)
+    assert t.is_alive(), "the sweep ended before the node was removed: make it longer"
     t.join(300)
     assert not t.is_alive(), "the sweep did not finish after the node loss"
     assert not error, error
     assert_exact(result, closes, params, 0.09)
+
+
+def busy_workers(node):
+    """The node's worker processes running a sweep task now (Ray titles them ray::TASK)."""
+    raylet = node.all_processes["raylet"][0].process.pid
+    busy = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            title = (d / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == raylet and title.startswith(b"ray::_sweep_chunk"):
+            busy.append(int(d.name))
+    return busy
 
 
 def warm_up(node):
