@@ -26,14 +26,15 @@ import numpy as np
 
 import hullsweep_rs as _hs
 
+_NEEDS = ("hullsweep_rs.ray needs Ray and tqdm: pip install 'hullsweep-rs[ray]' "
+          "(from a checkout: pip install './pyext[ray]')")
 try:
     import ray
-except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "hullsweep_rs.ray needs Ray and tqdm: pip install 'hullsweep-rs[ray]' "
-        "(from a checkout: pip install './pyext[ray]')"
-    ) from e
-from tqdm.auto import tqdm
+    from tqdm.auto import tqdm
+except ImportError as e:
+    raise ImportError(_NEEDS) from e
+if not hasattr(ray, "remote"):  # e.g. Ray's own /tmp/ray directory, imported as a namespace
+    raise ImportError(f"{_NEEDS}; 'import ray' found {list(ray.__path__)}, not Ray")
 
 __all__ = [
     "SweepInputError",

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         Path(args.out).write_text(buf.getvalue())
     print(f"swept {len(rows)} combos over {len(results)} series "
-          f"({sum(1 for _ in results) * len(rows)} rows)"
+          f"({len(results) * len(rows)} rows)"
           + (f" into {args.out}" if args.out else ""), file=sys.stderr)
     return 0
 
