@@ -68,7 +68,19 @@ def suite(tmp_path_factory):
     for entry in index:
         entry["close_path"] = d / entry["close"]
         entry["params"] = np.load(d / entry["params"])
+        # The very series the gate runs: the golden fixture's checksum of its bits.
+        golden = json.loads((ROOT / "tests" / "golden" / f"{entry['name']}.json").read_text())
+        close = np.load(entry["close_path"])
+        assert f"{fnv1a64(close.astype('<f8').tobytes()):#018x}" == golden["close_fnv1a64"]
+    assert len(index) == len(list((ROOT / "tests" / "golden").glob("*.json")))
     return index
+
+
+def fnv1a64(data: bytes) -> int:
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def same_bits(a, b):
