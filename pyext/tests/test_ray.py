@@ -119,6 +119,20 @@ def test_many_series_in_one_call_with_measured_chunks(cluster, suite):
         assert_exact(got, small, params, -0.05)
 
 
+def test_a_task_that_raises_is_reported_with_its_series_and_combos(cluster, monkeypatch):
+    @ray.remote(max_retries=0)
+    def failing(close, params, start, stop, fee_pct, variant):
+        if start == 4:
+            raise ValueError("injected failure")
+        return hs.sweep(close, params[start:stop], fee_pct, variant=variant, threads=1)
+
+    monkeypatch.setattr(hsray, "_sweep_chunk", failing)
+    want = r"(?s)series 'x', combos 4\.\.7: the task raised: .*injected failure"
+    with pytest.raises(RuntimeError, match=want):
+        hsray.sweep_many({"x": good()}, np.repeat(PARAMS, 6, axis=0), chunk_combos=4,
+                         progress=False)
+
+
 def test_plan_chunks_follows_the_measured_cost():
     bars = {"long": 1_000_000, "short": 1_000}
     plan = hsray.plan_chunks(bars, 20_000, 1e-9, cpus=4)

@@ -212,6 +212,23 @@ def _sweep_chunk(close, params, start, stop, fee_pct, variant):
     return _hs.sweep(close, params[start:stop], fee_pct, variant=variant, threads=1)
 
 
+class _cancel_on_error:
+    """Cancels the tasks still pending when the gathering loop raises (or is interrupted), so a
+    failed sweep does not leave the cluster busy with work nobody will read."""
+
+    def __init__(self, pending: dict):
+        self.pending = pending
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *_):
+        if kind is not None:
+            for ref in list(self.pending):
+                ray.cancel(ref, force=False)
+        return False
+
+
 def sweep_many(
     series: Mapping[str, Source],
     params: np.ndarray,
@@ -265,17 +282,19 @@ def sweep_many(
             pending[task] = (name, start, stop)
 
     with tqdm(total=len(pending), disable=not progress, unit="task", desc="sweep_many",
-              dynamic_ncols=True) as bar:
+              dynamic_ncols=True) as bar, _cancel_on_error(pending):
         while pending:
             done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0.2)
             for ref in done:
                 name, start, stop = pending.pop(ref)
+                where = f"series {name!r}, combos {start}..{stop - 1}"
                 try:
                     pnl, trades = ray.get(ref)
-                except Exception as e:
+                except ray.exceptions.RayTaskError as e:  # raised inside the task: not retried
+                    raise RuntimeError(f"{where}: the task raised: {e}") from e
+                except ray.exceptions.RayError as e:  # lost workers or nodes, retries used up
                     raise RuntimeError(
-                        f"series {name!r}, combos {start}..{stop - 1}: the task failed after "
-                        f"{MAX_RETRIES} retries: {e}"
+                        f"{where}: the task failed after {MAX_RETRIES} retries: {e}"
                     ) from e
                 if len(pnl) != stop - start or len(trades) != stop - start:
                     raise RuntimeError(
