@@ -251,7 +251,8 @@ PARAMS = np.array([[6, 3, 2, 6, 3, 2], [20, 10, 4, 20, 10, 6]], dtype=np.int64)
         ({"ok": good()}, PARAMS.astype(np.int32), {}, ["params", "int32", "int64"]),
         ({"ok": good()}, np.ones((2, 5), dtype=np.int64), {}, ["params", "n x 6"]),
         ({"ok": good()}, PARAMS, {"variant": "turbo"}, ["unknown variant 'turbo'", "fastest"]),
-        ({"ok": good()}, PARAMS, {"fee_pct": float("nan")}, ["fee"]),
+        ({"ok": good()}, PARAMS, {"fee_pct": float("nan")}, ["bad fee nan"]),
+        ({"ok": good()}, PARAMS, {"fee_pct": "0.1"}, ["bad fee '0.1'"]),
         ({"ok": good()}, PARAMS, {"chunk_combos": 0}, ["chunk_combos", "0"]),
     ],
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import math
+import numbers
 import os
 import time
 from collections.abc import Mapping
@@ -135,7 +136,7 @@ def load_series(source: Source) -> np.ndarray:
 
 
 def _check(series: Mapping[str, Source], params, fee_pct, variant, chunk_combos):
-    """Loads and checks every input; returns (closes, params) or raises SweepInputError."""
+    """Loads and checks every input; returns them ready to use, or raises SweepInputError."""
     problems = []
     if not isinstance(series, Mapping):
         raise SweepInputError(
@@ -163,16 +164,24 @@ def _check(series: Mapping[str, Source], params, fee_pct, variant, chunk_combos)
         try:
             if params.ndim == 2 and params.shape[0] == 0 and params.dtype == np.int64:
                 params = np.zeros((0, 6), dtype=np.int64)
-            _hs.validate_params(np.ascontiguousarray(params), fee_pct)
+            _hs.validate_params(np.ascontiguousarray(params))
         except (TypeError, ValueError) as e:
             problems.append(f"params: {e}")
+    if isinstance(fee_pct, bool) or not isinstance(fee_pct, numbers.Real) or not math.isfinite(
+        fee_pct
+    ):
+        problems.append(f"bad fee {fee_pct!r}: fee_pct must be a finite number")
     if chunk_combos is not None and (
-        isinstance(chunk_combos, bool) or not isinstance(chunk_combos, int) or chunk_combos < 1
+        isinstance(chunk_combos, bool)
+        or not isinstance(chunk_combos, numbers.Integral)
+        or chunk_combos < 1
     ):
         problems.append(f"chunk_combos must be a positive integer or None, got {chunk_combos!r}")
     if problems:
         raise SweepInputError(problems)
-    return closes, np.ascontiguousarray(params)
+    return closes, np.ascontiguousarray(params), float(fee_pct), (
+        None if chunk_combos is None else int(chunk_combos)
+    )
 
 
 def _seconds_per_combo_bar(closes, params, fee_pct, variant) -> float:
@@ -257,7 +266,7 @@ def sweep_many(
     one raises SweepInputError naming the series (or params) and the value. A task whose worker
     or node dies is retried (MAX_RETRIES); one that still fails raises, nothing is dropped.
     """
-    closes, params = _check(series, params, fee_pct, variant, chunk_combos)
+    closes, params, fee_pct, chunk_combos = _check(series, params, fee_pct, variant, chunk_combos)
     n = len(params)
     if not closes or n == 0:
         return {
