@@ -113,6 +113,31 @@ pub fn ensure_venv(progress: bool) -> anyhow::Result<PathBuf> {
     Ok(python)
 }
 
+/// Installs `reference/<file>` (pinned extras such as `requirements-ray.txt`) into the Python
+/// that [`ensure_venv`] returns. In `.venv` a stamp holding the file's text skips pip next time.
+pub fn ensure_extra(file: &str, progress: bool) -> anyhow::Result<PathBuf> {
+    let python = ensure_venv(progress)?;
+    let path = root().join("reference").join(file);
+    let wanted =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let in_venv = std::env::var_os(PYTHON_ENV).is_none_or(|p| p.is_empty());
+    let stamp = root().join(".venv").join(format!(".hullsweep-{file}"));
+    if in_venv && fs::read_to_string(&stamp).ok().as_ref() == Some(&wanted) {
+        return Ok(python);
+    }
+    if progress {
+        eprintln!("installing reference/{file} into {}...", python.display());
+    }
+    let mut pip = Command::new(&python);
+    pip.args(["-m", "pip", "install", "--disable-pip-version-check", "-r"])
+        .arg(&path);
+    run_setup(pip, progress, &format!("pip install -r reference/{file}"))?;
+    if in_venv {
+        fs::write(&stamp, &wanted).with_context(|| format!("cannot write {}", stamp.display()))?;
+    }
+    Ok(python)
+}
+
 /// Runs one setup step, its output on our stderr when `progress`, else kept for the error.
 fn run_setup(mut cmd: Command, progress: bool, what: &str) -> anyhow::Result<()> {
     let program = cmd.get_program().to_os_string();

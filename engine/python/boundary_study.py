@@ -27,11 +27,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+from hullsweep_rs import client as hc  # pip install ./pyext (scripts/test installs it in .venv)
 
 ROOT = Path(__file__).resolve().parents[2]
 PYO3_ROW = "Rust in-process from Python (`hullsweep_rs`, pyo3, `reference`)"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hullsweep_client as hc  # noqa: E402
 
 FEE = 0.09
 GATE_TOL = 1e-6

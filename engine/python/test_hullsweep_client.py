@@ -9,8 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import hullsweep_client as hc  # noqa: E402
+hc = pytest.importorskip("hullsweep_rs.client", reason="install it: pip install ./pyext")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -131,3 +130,19 @@ def test_a_wildcard_bind_needs_the_token(tmp_path):
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+def test_engine_readme_python_snippet_runs_as_written(tmp_path):
+    # The README's Python block, verbatim, in a directory with close.npy and `hullsweep` on PATH.
+    text = (ROOT / "engine" / "README.md").read_text()
+    blocks = text.split("```python\n")
+    assert len(blocks) == 2, "expected exactly one Python block in engine/README.md"
+    snippet = blocks[1].split("```", 1)[0]
+    binary = engine_binary()
+    subprocess.run([str(binary), "data", "--bars", "3000", "--out", str(tmp_path / "close.npy")],
+                   check=True, capture_output=True)
+    env = {**os.environ, "PATH": f"{binary.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    run = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "refused:" in run.stdout and "-1" in run.stdout, run.stdout

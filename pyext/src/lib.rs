@@ -1,43 +1,65 @@
-//! hullsweep in-process from Python: `hullsweep_rs.sweep(close, params, ...)` runs any variant on
-//! numpy arrays without a copy and without the GIL, and raises `ValueError` naming a bad input.
+//! The native half of `hullsweep_rs`: `sweep` runs any variant on numpy arrays without a copy and
+//! without the GIL; the package's Python half (`python/hullsweep_rs`) re-exports it.
 
 use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT};
 use hullsweep_variants::{Threads, Variant};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::PyValueError;
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 
-/// Sweeps every combo over the series: returns (pnl float64[n], trades int64[n]).
-///
-/// close: 1-D float64, C-contiguous (finite and > 0, or NaN for a missing bar).
-/// params: n x 6 int64, C-contiguous, the spec's windows per combo.
-/// variant: a name from variants(), or "fastest". threads: workers for "rayon" (None = all cores).
-#[pyfunction]
-#[pyo3(signature = (close, params, fee_pct = DEFAULT_FEE_PCT, variant = "fastest", threads = None))]
-fn sweep<'py>(
-    py: Python<'py>,
-    close: PyReadonlyArray1<'py, f64>,
-    params: PyReadonlyArray2<'py, i64>,
-    fee_pct: f64,
-    variant: &str,
-    threads: Option<usize>,
-) -> PyResult<Sweep<'py>> {
-    let variant = Variant::from_name(variant).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown variant {variant:?}; one of {} or \"fastest\"",
-            names().join(", ")
-        ))
-    })?;
-    let threads = match threads {
-        None => Threads::Auto,
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1, got 0")),
-        Some(n) => Threads::Fixed(n),
-    };
-    let close = close
+// The signatures below spell the default fee as a literal so that `help()` and
+// `inspect.signature` show it (pyo3 renders a named constant as `...`); this keeps them honest.
+const _: () = assert!(DEFAULT_FEE_PCT == 0.09);
+
+/// Describes what a non-conforming argument is, for a `TypeError` that names it.
+fn describe(obj: &Bound<'_, PyAny>) -> String {
+    match obj.cast::<PyUntypedArray>() {
+        Ok(a) => format!("a {}-D {} array", a.ndim(), a.dtype()),
+        Err(_) => match obj.get_type().name() {
+            Ok(name) => format!("a {name}"),
+            Err(_) => "an object of unknown type".to_string(),
+        },
+    }
+}
+
+/// `close` as a read-only view of a 1-D float64 array; a `TypeError` naming what came instead.
+fn close_view<'py>(close: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray1<'py, f64>> {
+    match close.cast::<PyArray1<f64>>() {
+        Ok(a) => a
+            .try_readonly()
+            .map_err(|e| PyValueError::new_err(e.to_string())),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "close must be a 1-D float64 numpy array, got {} (convert with np.asarray(close, dtype=np.float64))",
+            describe(close)
+        ))),
+    }
+}
+
+/// `params` as a read-only view of an n x 6 int64 array.
+fn params_view<'py>(params: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'py, i64>> {
+    match params.cast::<PyArray2<i64>>() {
+        Ok(a) => a
+            .try_readonly()
+            .map_err(|e| PyValueError::new_err(e.to_string())),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "params must be an n x 6 int64 numpy array, got {} (convert with np.asarray(params, dtype=np.int64))",
+            describe(params)
+        ))),
+    }
+}
+
+fn close_slice<'a>(close: &'a PyReadonlyArray1<'_, f64>) -> PyResult<&'a [f64]> {
+    close
         .as_slice()
-        .map_err(|_| PyValueError::new_err("close must be a C-contiguous float64 array"))?;
+        .map_err(|_| PyValueError::new_err("close must be a C-contiguous float64 array"))
+}
+
+fn combos<'a>(params: &'a PyReadonlyArray2<'_, i64>) -> PyResult<&'a [Combo]> {
     let shape = params.as_array().dim();
     if shape.1 != 6 {
         return Err(PyValueError::new_err(format!(
@@ -49,26 +71,108 @@ fn sweep<'py>(
         .as_slice()
         .map_err(|_| PyValueError::new_err("params must be a C-contiguous int64 array"))?;
     // Same layout as the wire and .npy: rows of six i64, so this is a view, not a copy.
-    let combos: &[Combo] = bytemuck::cast_slice(flat);
+    Ok(bytemuck::cast_slice(flat))
+}
+
+/// Sweeps every combo over the series: returns (pnl float64[n], trades int64[n]).
+///
+/// close: 1-D float64, C-contiguous (finite and > 0, or NaN for a missing bar).
+/// params: n x 6 int64, C-contiguous, one row of windows per combo (hma_n, hma_half, hma_sqrt,
+///     hma3_m, hma3_half, hma3_third).
+/// fee_pct: round-trip fee per closed trade, in percentage points (negative is a rebate).
+/// variant: a name from variants(), or "fastest" (the best one for this machine); every variant
+///     gives the same bits. threads: workers for the parallel variants (None = all cores).
+///
+/// The arrays are read in place (no copy) and the GIL is released while the sweep runs.
+/// Raises TypeError for a wrong dtype or a non-array, ValueError naming any bad value.
+#[pyfunction]
+#[pyo3(signature = (close, params, fee_pct = 0.09, variant = "fastest", threads = None))]
+fn sweep<'py>(
+    py: Python<'py>,
+    close: &Bound<'py, PyAny>,
+    params: &Bound<'py, PyAny>,
+    fee_pct: f64,
+    variant: &str,
+    threads: Option<usize>,
+) -> PyResult<Sweep<'py>> {
+    let close = close_view(close)?;
+    let params = params_view(params)?;
+    let variant = Variant::from_name(variant).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown variant {variant:?}; one of {} or \"fastest\"",
+            names().join(", ")
+        ))
+    })?;
+    let threads = match threads {
+        None => Threads::Auto,
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1, got 0")),
+        Some(n) => Threads::Fixed(n),
+    };
+    let close = close_slice(&close)?;
+    let combos = combos(&params)?;
     let result = py
         .detach(|| variant.sweep(close, combos, fee_pct, threads))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok((result.pnl.into_pyarray(py), result.trades.into_pyarray(py)))
 }
 
+/// Checks a series as sweep() would, without sweeping: raises TypeError for a wrong dtype and
+/// ValueError naming the first bad price (its index and value) or an empty series.
+#[pyfunction]
+fn validate_close(py: Python<'_>, close: &Bound<'_, PyAny>) -> PyResult<()> {
+    let close = close_view(close)?;
+    let close = close_slice(&close)?;
+    py.detach(|| hullsweep_kernel::validate_close(close))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Checks params and the fee as sweep() would, without sweeping: raises TypeError for a wrong
+/// dtype and ValueError naming the first bad window (combo, field, value) or a bad fee.
+#[pyfunction]
+#[pyo3(signature = (params, fee_pct = 0.09))]
+fn validate_params(params: &Bound<'_, PyAny>, fee_pct: f64) -> PyResult<()> {
+    let params = params_view(params)?;
+    let combos = combos(&params)?;
+    hullsweep_kernel::validate_params_and_fee(combos, fee_pct)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Expands a grid of HMA lengths "LO:HI:K" (K lengths from LO to HI, as `hullsweep sweep --grid`
+/// does) into an n x 6 int64 params array; ValueError naming a bad spec.
+#[pyfunction]
+fn grid<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let bad = |e: hullsweep_kernel::KernelError| PyValueError::new_err(e.to_string());
+    let combos = hullsweep_kernel::grid(spec.parse().map_err(bad)?).map_err(bad)?;
+    let flat: Vec<i64> = combos.iter().flatten().copied().collect();
+    flat.into_pyarray(py).reshape([combos.len(), 6])
+}
+
 fn names() -> Vec<&'static str> {
     Variant::ALL.iter().map(|v| v.name()).collect()
 }
 
-/// The names `sweep` accepts for `variant` ("fastest" too).
+/// The names sweep() accepts for variant, besides "fastest".
 #[pyfunction]
 fn variants() -> Vec<&'static str> {
     names()
 }
 
+/// The variant "fastest" resolves to on this machine.
+#[pyfunction]
+fn fastest() -> &'static str {
+    Variant::fastest().name()
+}
+
+/// hullsweep's Rust variants in-process: sweep() over numpy arrays, bit-identical to the numba
+/// reference. Import it as `hullsweep_rs`; this native module is its compiled half.
 #[pymodule]
-fn hullsweep_rs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("DEFAULT_FEE_PCT", DEFAULT_FEE_PCT)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_close, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_params, m)?)?;
+    m.add_function(wrap_pyfunction!(grid, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
+    m.add_function(wrap_pyfunction!(fastest, m)?)?;
     Ok(())
 }

@@ -65,8 +65,44 @@ def test_bad_inputs_raise_value_error_naming_them(close, params, kwargs, message
         hs.sweep(close, params, **kwargs)
 
 
-def test_wrong_dtypes_are_refused_not_converted():
-    with pytest.raises(TypeError):
+def test_wrong_dtypes_are_refused_not_converted_and_named():
+    with pytest.raises(TypeError, match="close must be a 1-D float64 .* got a 1-D float32 array"):
         hs.sweep(series().astype(np.float32), grid())
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="params must be an n x 6 int64 .* got a 2-D int32 array"):
         hs.sweep(series(), grid().astype(np.int32))
+    with pytest.raises(TypeError, match="close must .* got a 2-D float64 array"):
+        hs.sweep(series().reshape(2, -1), grid())
+    with pytest.raises(TypeError, match="got a list"):
+        hs.sweep([1.0, 2.0], grid())
+
+
+def test_signature_docstrings_and_defaults_are_visible():
+    import inspect
+    import pydoc
+
+    sig = inspect.signature(hs.sweep)
+    assert str(sig) == "(close, params, fee_pct=0.09, variant='fastest', threads=None)"
+    assert sig.parameters["fee_pct"].default == hs.DEFAULT_FEE_PCT == 0.09
+    assert "stop-and-reverse" in hs.__doc__
+    text = pydoc.render_doc(hs, renderer=pydoc.plaintext)
+    for name in ("sweep", "validate_close", "validate_params", "grid", "variants", "fastest"):
+        assert getattr(hs, name).__doc__, name
+        assert name in text
+    assert hs.fastest() in hs.variants()
+    # The stubs ship with the package, and the default variant is the fastest one.
+    pkg = Path(hs.__file__).parent
+    assert (pkg / "py.typed").exists() and (pkg / "_native.pyi").exists()
+    assert "variant: str = \"fastest\"" in (pkg / "_native.pyi").read_text()
+
+
+def test_validators_and_grid_match_sweep():
+    hs.validate_close(series())
+    with pytest.raises(ValueError, match="index 1"):
+        hs.validate_close(np.array([1.0, 0.0]))
+    hs.validate_params(grid())
+    with pytest.raises(ValueError, match="hma_sqrt = 0 in combo 0"):
+        hs.validate_params(np.array([[3, 2, 0, 3, 2, 1]], dtype=np.int64))
+    g = hs.grid("6:200:80")
+    assert g.shape == (80, 6) and g.dtype == np.int64 and g[0].tolist() == [6, 3, 2, 6, 3, 2]
+    with pytest.raises(ValueError, match="bad grid"):
+        hs.grid("6:x:3")

@@ -1,8 +1,9 @@
-//! `hullsweep data`: write a deterministic GBM series to `.npy`.
+//! `hullsweep data`: write a deterministic GBM series to `.npy`, or the gate's dataset suite
+//! (`--suite DIR`) for tools outside Rust, such as the Python tests of `hullsweep_rs.ray`.
 
 use anyhow::Context;
 use hullsweep::kernel::{self, DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Generate a geometric Brownian motion close series (the default data unless told otherwise).
 ///
@@ -20,19 +21,46 @@ pub struct Args {
     #[arg(long, default_value_t = DEFAULT_SIGMA, allow_negative_numbers = true)]
     sigma: f64,
     /// Output file (1-D float64 .npy).
-    #[arg(long)]
-    out: PathBuf,
+    #[arg(long, required_unless_present = "suite")]
+    out: Option<PathBuf>,
+    /// Write the equivalence gate's dataset suite into DIR instead: NAME.close.npy and
+    /// NAME.params.npy per dataset, and suite.json with each one's name, fee and purpose.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["bars", "seed", "sigma", "out"])]
+    suite: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(dir) = &args.suite {
+        return write_suite(dir);
+    }
+    let out = args.out.expect("clap requires --out without --suite");
     let close = kernel::gbm(args.bars, args.seed, args.sigma)?;
-    hullsweep::io::write_f64_npy(&args.out, &close).context("cannot write the series")?;
+    hullsweep::io::write_f64_npy(&out, &close).context("cannot write the series")?;
     eprintln!(
         "wrote {} bars (seed {}, sigma {}) to {}",
         close.len(),
         args.seed,
         args.sigma,
-        args.out.display()
+        out.display()
     );
+    Ok(())
+}
+
+fn write_suite(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut index = Vec::new();
+    for d in hullsweep::datasets::suite() {
+        let close = format!("{}.close.npy", d.name);
+        let params = format!("{}.params.npy", d.name);
+        hullsweep::io::write_f64_npy(&dir.join(&close), &d.close)?;
+        hullsweep::io::write_params_npy(&dir.join(&params), &d.params)?;
+        index.push(serde_json::json!({
+            "name": d.name, "about": d.about, "fee": d.fee, "close": close, "params": params,
+        }));
+    }
+    let path = dir.join("suite.json");
+    let text = serde_json::to_string_pretty(&index)? + "\n";
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("wrote {} datasets to {}", index.len(), dir.display());
     Ok(())
 }

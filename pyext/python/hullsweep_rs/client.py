@@ -1,5 +1,10 @@
-"""Python client for the hullsweep engine: protocol v1 plus the extensions of PROTOCOL-EXT.md.
-Standard library and numpy only; an error frame raises EngineError with the server's message."""
+"""Client for the hullsweep engine (`hullsweep serve`): protocol v1 plus the extensions of
+engine/PROTOCOL-EXT.md. Standard library and numpy only; an error frame raises EngineError.
+
+    from hullsweep_rs.client import Client, EngineError
+    with Client.unix("/tmp/hullsweep.sock") as c:
+        pnl, trades = c.sweep(close, params)
+"""
 
 # Arrays go out as vectored writes straight from numpy memory (no copy when already
 # little-endian float64/int64 and contiguous); replies land in one buffer the results view.
@@ -202,7 +207,7 @@ class Client:
 
 
 if __name__ == "__main__":
-    # Smoke test: python hullsweep_client.py unix PATH | tcp HOST PORT | stdio HULLSWEEP_BIN
+    # Smoke test: python -m hullsweep_rs.client unix PATH | tcp HOST PORT | stdio HULLSWEEP_BIN
     import sys
 
     kind = sys.argv[1]

@@ -1,0 +1,31 @@
+"""hullsweep_rs: hullsweep's HMA/HMA3 stop-and-reverse sweep in-process from Python, in Rust.
+
+sweep(close, params) runs any variant over numpy arrays without a copy and without the GIL, bit for
+bit the numba reference's results. Subpackages: hullsweep_rs.ray (sweeps over many series on a Ray
+cluster; needs the [ray] extra) and hullsweep_rs.client (a client for the hullsweep engine server).
+
+    >>> import numpy as np, hullsweep_rs
+    >>> close = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(5000))
+    >>> params = np.array([[20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 25, 16]], dtype=np.int64)
+    >>> pnl, trades = hullsweep_rs.sweep(close, params)   # fee_pct=0.09, variant="fastest"
+"""
+
+from ._native import (
+    DEFAULT_FEE_PCT,
+    fastest,
+    grid,
+    sweep,
+    validate_close,
+    validate_params,
+    variants,
+)
+
+__all__ = [
+    "DEFAULT_FEE_PCT",
+    "fastest",
+    "grid",
+    "sweep",
+    "validate_close",
+    "validate_params",
+    "variants",
+]
