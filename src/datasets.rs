@@ -226,7 +226,13 @@ pub fn sparse_ticks(bars: usize, level: f64, tick: f64, every: usize) -> Vec<f64
     (0..bars)
         .map(|i| {
             if i > 0 && i % every.max(1) == 0 {
-                ticks = (ticks + if rng.next() % 2 == 0 { 1.0 } else { -1.0 }).max(1.0);
+                ticks = (ticks
+                    + if rng.next().is_multiple_of(2) {
+                        1.0
+                    } else {
+                        -1.0
+                    })
+                .max(1.0);
             }
             ticks * tick
         })

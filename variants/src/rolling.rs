@@ -404,9 +404,9 @@ impl Roll {
         for k in loc + 1 - w..=loc {
             // SAFETY: k <= loc, inside x by the contract.
             let v = unsafe { load(x, k) };
-            for l in 0..LANES {
-                r.s[l] += v[l];
-                r.t[l] += v[l] * wk;
+            for ((s, t), &v) in r.s.iter_mut().zip(&mut r.t).zip(&v) {
+                *s += v;
+                *t += v * wk;
             }
             wk += 1.0;
         }
@@ -601,9 +601,9 @@ impl Out<'_> {
         let hma3 = h3.value(inv_m);
         let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
         let margin: V = std::array::from_fn(|l| d[l].abs() - self.thr[l]);
-        for l in 0..LANES {
-            if margin[l] < self.margin[l] {
-                self.margin[l] = margin[l];
+        for (low, &m) in self.margin.iter_mut().zip(&margin) {
+            if m < *low {
+                *low = m;
             }
         }
         let v: V = std::array::from_fn(|l| if margin[l] > 0.0 { d[l] } else { UNCERTIFIED });
@@ -1060,13 +1060,16 @@ pub fn bound_parts(combo: &Combo, n_bars: usize) -> Option<(f64, f64)> {
     Some((fast * SLACK, reference * SLACK))
 }
 
+/// The fast `d` of every bar and the bound at that bar (see [`fast_d_with_bound`]).
+pub type FastD = (Vec<f64>, Vec<f64>);
+
 /// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at
 /// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order.
 /// `None` when the combo does not take the fast path (all NaN, or windows too long).
 pub fn fast_d_with_bound(
     close: ValidClose<'_>,
     combo: &Combo,
-) -> Result<Option<(Vec<f64>, Vec<f64>)>, KernelError> {
+) -> Result<Option<FastD>, KernelError> {
     validate_params_and_fee(std::slice::from_ref(combo), 0.0)?;
     let close = close.bars();
     let Route::Fast(mut plan) = Plan::route(combo, close.len()) else {

@@ -68,7 +68,11 @@ fn sparse_ticks(n: usize, level: f64, tick: f64, every: usize) -> Vec<f64> {
     (0..n)
         .map(|i| {
             if i > 0 && i % every == 0 {
-                p += if (i / every) % 3 == 0 { -tick } else { tick };
+                p += if (i / every).is_multiple_of(3) {
+                    -tick
+                } else {
+                    tick
+                };
             }
             p
         })
