@@ -173,6 +173,10 @@ pub fn to_markdown(rows: &[Row], rounds: usize) -> String {
              worker; each further worker adds its own scratch, O(bars) whatever the windows).\n",
             short.stats.memory_bytes as f64 / (1 << 20) as f64
         );
+        s += "Where its time goes on the default sweep: \
+              [`flame-variant-rolling.svg`](flame-variant-rolling.svg) (written beside this \
+              report by `scripts/gap-report`): the first-level recurrences, the second level \
+              with the certification test, and the event loop at class changes.\n";
     }
     s
 }

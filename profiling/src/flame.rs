@@ -8,6 +8,9 @@ use std::path::Path;
 
 use crate::FLAME_HZ as FREQUENCY;
 
+/// The least sampled time for a variant's flamegraph (fast variants sweep repeatedly).
+const MIN_PROFILE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Profiles one sweep (a variant, or a lab kernel when `kernel` is given) into an SVG.
 pub fn command(
     variant: &str,
@@ -24,6 +27,7 @@ pub fn command(
         .blocklist(&["libc", "libgcc", "pthread", "vdso"])
         .build()
         .map_err(|e| format!("pprof: {e}"))?;
+    let mut sweeps = 0usize;
     let trades: i64 = match kernel {
         Some(k) => {
             let f = kernels::kernel(k).ok_or(format!("unknown kernel {k}"))?;
@@ -34,11 +38,20 @@ pub fn command(
         }
         None => {
             let v = Variant::from_name(variant).ok_or(format!("unknown variant {variant}"))?;
-            v.sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Fixed(1))
-                .map_err(|e| e.to_string())?
-                .trades
-                .iter()
-                .sum()
+            // A fast variant sweeps in tens of milliseconds: repeat it until the profile has
+            // seconds of samples, so its flamegraph is not a handful of stacks.
+            let start = std::time::Instant::now();
+            let mut trades = 0;
+            while sweeps == 0 || start.elapsed() < MIN_PROFILE {
+                trades += v
+                    .sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Fixed(1))
+                    .map_err(|e| e.to_string())?
+                    .trades
+                    .iter()
+                    .sum::<i64>();
+                sweeps += 1;
+            }
+            trades
         }
     };
     std::hint::black_box(trades);
@@ -57,6 +70,9 @@ pub fn command(
             .map(|k| format!("kernel {k}"))
             .unwrap_or_else(|| format!("variant {variant}"))
     );
+    if sweeps > 1 {
+        opts.title += &format!(" ({sweeps} sweeps)");
+    }
     report
         .flamegraph_with_options(file, &mut opts)
         .map_err(|e| format!("flamegraph: {e}"))?;
