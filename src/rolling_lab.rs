@@ -101,13 +101,12 @@ pub fn run(
         tick(&format!("rolling: checking {}", w.name));
         let want = kernel::sweep(&w.close, &w.params, w.fee)?;
         let got = Variant::Rolling.sweep(&w.close, &w.params, w.fee, Threads::Fixed(1))?;
-        let same = got.trades == want.trades
-            && got
-                .pnl
-                .iter()
-                .zip(&want.pnl)
-                .all(|(a, b)| a.to_bits() == b.to_bits());
-        anyhow::ensure!(same, "rolling differs from the reference on {}", w.name);
+        let gate = crate::gate::compare("rolling", &got, &want);
+        anyhow::ensure!(
+            gate.passes() && gate.bit_identical(),
+            "rolling differs from the reference on {}",
+            w.name
+        );
         let (_, stats) = time_rolling(w)?;
         rows.push(Row {
             name: w.name.clone(),

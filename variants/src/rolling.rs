@@ -1019,15 +1019,7 @@ pub fn sweep(
     fee_pct: f64,
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
-    sweep_with_stats(
-        close,
-        params,
-        fee_pct,
-        Threads::Fixed(1),
-        Tier::best(),
-        WmaKernel::best(),
-    )
-    .map(|(r, _)| r)
+    sweep_par(close, params, fee_pct, Threads::Fixed(1))
 }
 
 /// The [`SweepFn`](crate::SweepFn) entry over `threads` workers.
