@@ -4,6 +4,7 @@
 //! This module measures and assembles; each section of `gap.md` is its own module below (named
 //! after the section), which renders its Markdown from the measured [`Inputs`].
 
+mod apple;
 mod counts;
 mod elements;
 mod flames;
@@ -382,6 +383,11 @@ pub fn command(
     }
     drop(lab);
 
+    // 6b. The study's CPU: both sides compiled for an Apple core, read statically (no timing).
+    let apple = step("Apple-core code generation (static)", || {
+        Ok(apple::collect(&out, &scratch))
+    })?;
+
     // 7. The report.
     let inputs = Inputs {
         plan: &plan,
@@ -392,6 +398,7 @@ pub fn command(
         per_elem: &per_elem,
         counts: counts.as_ref(),
         set: &set,
+        apple: &apple,
         flames: &flames,
         faults: &faults,
         notes: &notes,
@@ -434,6 +441,7 @@ struct Inputs<'a> {
     per_elem: &'a [(String, f64)],
     counts: Option<&'a Counts>,
     set: &'a AsmSet,
+    apple: &'a apple::AppleCodegen,
     flames: &'a [(String, PathBuf)],
     faults: &'a [(String, u64)],
     notes: &'a [String],
@@ -512,6 +520,7 @@ fn render(r: &Inputs) -> (String, Vec<Chart>) {
     x86_asm::render(r, &mut s, &mut charts);
     elements::render(r, &mut s, &mut charts);
     study::render(r, &mut s, &mut charts);
+    apple::render(r, &mut s, &mut charts);
     hypotheses::render(r, &mut s, &mut charts);
     counts::render(r, &mut s, &mut charts);
     flames::render(r, &mut s, &mut charts);
