@@ -541,11 +541,17 @@ fn model_name(a: &AppleCodegen, out: &Path) -> String {
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs {
-        apple: a,
+        apple,
         out,
         results,
         ..
     } = *r;
+    section(apple, results, out, s);
+}
+
+/// The section's Markdown; `results` are the run's A/B outcomes (empty when only this section is
+/// regenerated, see [`splice`]).
+fn section(a: &AppleCodegen, results: &[(&str, &str, Outcome)], out: &Path, s: &mut String) {
     let _ = writeln!(
         s,
         "## 5b. The study's CPU (Apple M2): a static prediction from Apple-core code generation\n\n\
@@ -728,7 +734,9 @@ fn prediction(a: &AppleCodegen, results: &[(&str, &str, Outcome)], s: &mut Strin
                     pct(1.0 - o.median(1) / o.median(0))
                 )
             })
-            .unwrap_or_default();
+            .unwrap_or_else(|| {
+                "On x86, section 6 (`alloc`) measures what reusing the buffers saves. ".into()
+            });
         let _ = writeln!(
             s,
             "What the model cannot explain, and how plausible each remaining candidate is:\n\n\
@@ -753,4 +761,41 @@ fn prediction(a: &AppleCodegen, results: &[(&str, &str, Outcome)], s: &mut Strin
              gap, which is implausible.\n"
         );
     }
+}
+
+/// `report --only apple`: regenerates this section alone (it times nothing) into an existing
+/// `gap.md`, replacing the section or inserting it before section 6, and says so in the section.
+/// For when the machine is too loaded for the measured sections to be rerun honestly.
+pub(super) fn splice(out: &Path, scratch: &Path) -> Result<(), String> {
+    let file = out.join("gap.md");
+    let md = std::fs::read_to_string(&file).map_err(|e| {
+        format!(
+            "{}: {e} (--only apple updates an existing report)",
+            file.display()
+        )
+    })?;
+    let a = collect(out, scratch);
+    let mut sec = String::new();
+    section(&a, &[], out, &mut sec);
+    let stamp = crate::sysinfo::collect(None)
+        .into_iter()
+        .find(|(k, _)| k.starts_with("date"))
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    let sec = sec.replacen(
+        "\n\n",
+        &format!(
+            "\n\n*Regenerated alone by `scripts/gap-report --only apple` on {stamp} (UTC); the measured \
+             sections around it are from the run stamped under Machine and toolchain.*\n\n"
+        ),
+        1,
+    );
+    let start = md.find("## 5b. ");
+    let end = md
+        .find("## 6. ")
+        .ok_or("gap.md has no section 6 to insert before")?;
+    let spliced = format!("{}{sec}{}", &md[..start.unwrap_or(end)], &md[end..]);
+    std::fs::write(&file, spliced).map_err(|e| e.to_string())?;
+    println!("wrote section 5b into {}", file.display());
+    Ok(())
 }

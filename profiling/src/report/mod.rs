@@ -183,12 +183,29 @@ fn step<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, Strin
 
 /// `profiling report`: everything, into `out/gap.md` (plus charts, asm and callgrind files).
 /// `bars`/`rounds` override the mode's sizes (for dry runs of the full pipeline on small data).
+/// `only == Some("apple")` regenerates section 5b alone into an existing `out/gap.md`.
 pub fn command(
     quick: bool,
     out: &str,
     bars: Option<usize>,
     rounds: Option<usize>,
+    only: Option<&str>,
 ) -> Result<(), String> {
+    match only {
+        None => {}
+        Some("apple") => {
+            let scratch =
+                crate::workspace_root().join(format!("target/prof-scratch-{}", std::process::id()));
+            let r = apple::splice(Path::new(out), &scratch);
+            let _ = std::fs::remove_dir_all(&scratch);
+            return r;
+        }
+        Some(other) => {
+            return Err(format!(
+                "--only {other:?}: the only section that can be regenerated alone is `apple`"
+            ));
+        }
+    }
     let mut plan = Plan::new(quick);
     if let Some(b) = bars {
         plan.bars = b;

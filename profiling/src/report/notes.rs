@@ -21,7 +21,8 @@ pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
          `target/prof-native` first for the native column: `ab native` does)\n\
          - instruction counts: `cargo run -p hullsweep-profiling --release -- count --bars {} --grid {}`\n\
          - ns per element: `cargo run -p hullsweep-profiling --release -- elements --bars {} --window {}`\n\
-         - flamegraph of any variant or lab kernel: `scripts/flamegraph --variant NAME|--kernel NAME --bars N --grid LO:HI:K --out FILE.svg`\n",
+         - flamegraph of any variant or lab kernel: `scripts/flamegraph --variant NAME|--kernel NAME --bars N --grid LO:HI:K --out FILE.svg`\n\
+         - the Apple-core section 5b alone (static, times nothing) into an existing report: `scripts/gap-report --only apple`\n",
         plan.bars,
         plan.hyp_grid,
         plan.rounds,
