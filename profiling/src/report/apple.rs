@@ -715,10 +715,14 @@ fn prediction(a: &AppleCodegen, results: &[(&str, &str, Outcome)], s: &mut Strin
         100.0 * explained,
         if same_body {
             " Built for the Apple core, the reference's unrolled body is the same loop as numba's: LLVM \
-             versions the bounds check out of it (the check stays in the remainder loop, `w mod` the unroll \
-             factor elements), converts the weights as vectors, multiplies in pairs, and keeps one serial \
-             FADD per element, in the reference's order, on both sides. That is also why `get_unchecked` \
-             could gain nothing there: its loop is the same."
+             computes per output how far the window can run without an out-of-range index and runs that \
+             part with no check (the check stays in the scalar loop that finishes each window), converts \
+             the weights as vectors, multiplies in pairs, and keeps one serial FADD per element, in the \
+             reference's order, on both sides. So `get_unchecked` had nothing to remove from the hot loop \
+             there. This corrects section 5's last bullet for the Apple core: its premise, that the check \
+             stays in the loop, comes from the x86-64 assembly and does not carry over to this target with \
+             today's LLVM (section 5's other reason, that a check off the FADD chain costs a wide core \
+             nothing, would make the same prediction)."
         } else {
             ""
         }
