@@ -12,7 +12,8 @@ const USAGE: &str = "usage: profiling <command> [options]
   asm [--out DIR]                                       objdump + numba asm/IR, hot loops trimmed
   count [--bars N] [--grid LO:HI:K] [--out DIR]         callgrind instruction counts
   flamegraph --variant V [--kernel K] [--bars N] [--grid G] --out FILE.svg   (feature flamegraph)
-  report [--quick] [--out DIR] [--bars N] [--rounds R]  everything, into DIR/gap.md (default reports)";
+  report [--quick] [--out DIR] [--bars N] [--rounds R]  everything, into DIR/gap.md (default reports)
+  report --only apple [--out DIR]                       only section 5b (static, times nothing), into DIR/gap.md";
 
 struct Args {
     pos: Vec<String>,
@@ -128,6 +129,7 @@ fn real_main(raw: Vec<String>) -> Result<(), String> {
                 .map(|r| r.parse())
                 .transpose()
                 .map_err(|_| "--rounds is not a count")?,
+            a.opts.get("only").map(String::as_str),
         ),
         other => Err(format!("unknown command {other:?}\n{USAGE}")),
     }

@@ -21,6 +21,7 @@ fn quick_report_writes_gap_md() {
         "## 2. Attribution: the ladder",
         "## 3. The hot loops",
         "## 5. Why `get_unchecked` did not help",
+        "## 5b. The study's CPU (Apple M2): a static prediction",
         "## 7. Instruction counts",
         "### `bounds`",
     ] {

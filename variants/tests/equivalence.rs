@@ -152,6 +152,13 @@ fn dispatch_and_tiers() {
             std::is_x86_feature_detected!("avx512f")
         );
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // NEON is baseline on aarch64: the hand-written tier must be the one dispatched.
+        assert!(Tier::Neon.is_available(), "NEON is baseline on aarch64");
+        assert_eq!(Tier::best(), Tier::Neon);
+        assert_eq!(available, [Tier::Neon, Tier::Scalar]);
+    }
     // The cached path (hullsweep_variants::simd::wma_into) agrees with the explicit best kernel.
     let x = noisy(200, 5);
     let (mut a, mut b) = (vec![0.0; 200], vec![0.0; 200]);
