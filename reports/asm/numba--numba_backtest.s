@@ -43,8 +43,8 @@
     jnp .LBB0_21
     vmovsd (%r10,%r11,8), %xmm8
     vdivsd %xmm6, %xmm8, %xmm6
-    vcvtsi2sd %r14, %xmm15, %xmm9
     vaddsd %xmm4, %xmm6, %xmm6
+    vcvtsi2sd %r14, %xmm15, %xmm9
     vmulsd %xmm6, %xmm9, %xmm6
     vmulsd %xmm5, %xmm6, %xmm6
     vsubsd %xmm0, %xmm6, %xmm6

@@ -13,18 +13,18 @@
     cmp    %rsi,%r11
     mov    %rsi,%r12
     cmova  %r11,%r12
-    jae    8866f
+    jae    8decf
     cmp    %rcx,%r10
-    jae    88698
+    jae    8def8
     cmp    %r9,%r10
-    jae    88682
+    jae    8dee2
     lea    0x1(%r10),%r11
     vmovsd (%rdx,%r10,8),%xmm6
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     88640
+    jp     8dea0
     vucomisd %xmm7,%xmm7
-    jp     88570
+    jp     8ddd0
 # innermost loop 2: 49 instructions, 2 multiplies, 24.50 instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
     mov    %rcx,%r14
@@ -38,32 +38,32 @@
     cmp    %rsi,%r11
     mov    %rsi,%r12
     cmova  %r11,%r12
-    jae    8866f
+    jae    8decf
     cmp    %rcx,%r10
-    jae    88698
+    jae    8def8
     cmp    %r9,%r10
-    jae    88682
+    jae    8dee2
     lea    0x1(%r10),%r11
     vmovsd (%rdx,%r10,8),%xmm6
     vsubsd (%r8,%r10,8),%xmm6,%xmm6
     vucomisd %xmm6,%xmm6
-    jp     88640
+    jp     8dea0
     vucomisd %xmm7,%xmm7
-    jp     88570
+    jp     8ddd0
     vucomisd %xmm7,%xmm2
-    jb     885e1
+    jb     8de41
     mov    $0x1,%r12d
     vucomisd %xmm2,%xmm6
-    ja     885f8
+    ja     8de58
     vucomisd %xmm2,%xmm7
-    jb     88570
+    jb     8ddd0
     mov    $0xffffffffffffffff,%r12
     vucomisd %xmm6,%xmm2
-    jbe    88570
+    jbe    8ddd0
     cmp    %rbx,%r12
-    je     88570
+    je     8ddd0
     test   %rbx,%rbx
-    je     88635
+    je     8de95
     vcvtsi2sd %rbx,%xmm15,%xmm7
     vmovsd (%rdi,%r10,8),%xmm8
     vdivsd %xmm5,%xmm8,%xmm5
@@ -74,16 +74,16 @@
     vaddsd %xmm5,%xmm1,%xmm1
     inc    %rax
     vmovapd %xmm8,%xmm5
-    jmp    88573
+    jmp    8ddd3
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %r11,%r12
-    je     8866f
+    je     8decf
     cmp    %r11,%r14
-    je     88695
+    je     8def5
     cmp    %r11,%r15
-    je     8867f
+    je     8dedf
     vmovsd (%rdx,%r11,8),%xmm6
     vsubsd (%r8,%r11,8),%xmm6,%xmm6
     inc    %r11
     vucomisd %xmm6,%xmm6
-    jp     88640
+    jp     8dea0

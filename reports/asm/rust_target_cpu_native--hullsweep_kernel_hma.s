@@ -18,16 +18,16 @@
     vmovupd %ymm3,0x60(%r12,%r8,8)
     add    $0x10,%r8
     cmp    %r8,%rcx
-    jne    ab3e0
+    jne    d46c0
 # innermost loop 2: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
-    je     ab532
+    je     d4812
     cmp    %rcx,%r10
-    je     ab528
+    je     d4808
     vmovsd (%r9,%rcx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd (%rsi,%rcx,8),%xmm0,%xmm0
     vmovsd %xmm0,(%r8,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbp
-    jne    ab480
+    jne    d4760

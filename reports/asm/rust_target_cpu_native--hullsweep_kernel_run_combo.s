@@ -12,32 +12,32 @@
     cmp    %rbx,%r9
     mov    %rbx,%rbp
     cmova  %r9,%rbp
-    jae    abdc0
+    jae    d50a0
     cmp    %rsi,%rax
-    jae    abe21
+    jae    d5101
     cmp    %rcx,%rax
-    jae    abe16
+    jae    d50f6
     lea    0x1(%rax),%r9
     vmovsd (%r15,%rax,8),%xmm4
     vsubsd (%rdi,%rax,8),%xmm4,%xmm4
     vucomisd %xmm4,%xmm4
-    jp     abd80
+    jp     d5060
     vucomisd %xmm5,%xmm5
-    jp     abcb0
+    jp     d4f90
     vucomisd %xmm5,%xmm8
-    jb     abd20
+    jb     d5000
     mov    $0x1,%ebp
     vucomisd %xmm8,%xmm4
-    ja     abd38
+    ja     d5018
     vucomisd %xmm8,%xmm5
-    jb     abcb0
+    jb     d4f90
     mov    $0xffffffffffffffff,%rbp
     vucomisd %xmm4,%xmm8
-    jbe    abcb0
+    jbe    d4f90
     cmp    %r10,%rbp
-    je     abcb0
+    je     d4f90
     test   %r10,%r10
-    je     abd75
+    je     d5055
     vcvtsi2sd %r10,%xmm15,%xmm5
     vmovsd (%r14,%rax,8),%xmm6
     vdivsd %xmm3,%xmm6,%xmm3
@@ -48,4 +48,4 @@
     vaddsd %xmm3,%xmm0,%xmm0
     inc    %r12
     vmovapd %xmm6,%xmm3
-    jmp    abcb3
+    jmp    d4f93

@@ -2,12 +2,12 @@
 # innermost loop 1: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: YES
     lea    (%rsi,%r9,1),%rdi
     cmp    %rbx,%rdi
-    jae    8ca15
+    jae    93005
     cmp    %r9,%rcx
-    je     8ca1e
+    je     9300e
     vmovsd 0x0(%r13,%r9,8),%xmm2
     vmulsd (%r14,%r9,8),%xmm2,%xmm2
     inc    %r9
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r9,%r12
-    jne    8c980
+    jne    92f70

@@ -10,7 +10,7 @@
     vmovupd %ymm1,0x20(%r12,%rdx,1)
     add    $0x40,%rdx
     cmp    %rdx,%rcx
-    jne    a1560
+    jne    b94d0
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r14,%rax,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -18,4 +18,4 @@
     vmovsd %xmm0,(%r12,%rax,8)
     inc    %rax
     cmp    %rax,%r13
-    jne    a15b0
+    jne    b9520

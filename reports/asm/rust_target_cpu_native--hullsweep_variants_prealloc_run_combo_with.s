@@ -18,7 +18,7 @@
     vmovupd %ymm3,(%rsi,%rdi,8)
     add    $0x10,%rdi
     cmp    %rdi,%rcx
-    jne    952e0
+    jne    ba830
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rsi,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -26,7 +26,7 @@
     vmovupd %ymm0,(%rsi,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rcx
-    jne    95360
+    jne    ba8b0
 # innermost loop 3: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r12,%rcx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
@@ -34,4 +34,4 @@
     vmovsd %xmm0,(%r12,%rcx,8)
     inc    %rcx
     cmp    %rcx,%r15
-    jne    95390
+    jne    ba8e0

@@ -5,7 +5,7 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     dec    %r11
-    jne    96d20
+    jne    bb490
 # innermost loop 2: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r10),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -33,14 +33,14 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r9,%r10
-    jne    96d50
+    jne    bb4c0
 # innermost loop 3: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     add    $0x8,%r11
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
-    dec    %r14
-    jne    96f90
+    dec    %r8
+    jne    bb6f0
 # innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -68,14 +68,14 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r10,%r11
-    jne    96fc0
+    jne    bb720
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     add    $0x8,%r14
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
-    dec    %rbp
-    jne    97200
+    dec    %r8
+    jne    bb950
 # innermost loop 6: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -103,14 +103,14 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r11,%r14
-    jne    97230
+    jne    bb980
 # innermost loop 7: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     add    $0x8,%r14
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
-    dec    %rbp
-    jne    974b0
+    dec    %r8
+    jne    bbbe0
 # innermost loop 8: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -138,14 +138,14 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r11,%r14
-    jne    974e0
+    jne    bbc10
 # innermost loop 9: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     add    $0x8,%r14
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
-    dec    %r8
-    jne    97760
+    dec    %r10
+    jne    bbe80
 # innermost loop 10: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r14),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -172,28 +172,28 @@
     add    $0x40,%r14
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
-    cmp    %rbp,%r14
-    jne    97790
+    cmp    %r8,%r14
+    jne    bbeb0
 # innermost loop 11: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    vmovupd -0x60(%r9,%r8,8),%ymm0
-    vmovupd -0x40(%r9,%r8,8),%ymm1
-    vmovupd -0x20(%r9,%r8,8),%ymm2
-    vmovupd (%r9,%r8,8),%ymm3
+    vmovupd -0x60(%r8,%r9,8),%ymm0
+    vmovupd -0x40(%r8,%r9,8),%ymm1
+    vmovupd -0x20(%r8,%r9,8),%ymm2
+    vmovupd (%r8,%r9,8),%ymm3
     vaddpd %ymm0,%ymm0,%ymm0
     vaddpd %ymm1,%ymm1,%ymm1
     vaddpd %ymm2,%ymm2,%ymm2
     vaddpd %ymm3,%ymm3,%ymm3
-    vsubpd -0x60(%rdi,%r8,8),%ymm0,%ymm0
-    vsubpd -0x40(%rdi,%r8,8),%ymm1,%ymm1
-    vsubpd -0x20(%rdi,%r8,8),%ymm2,%ymm2
-    vsubpd (%rdi,%r8,8),%ymm3,%ymm3
-    vmovupd %ymm0,-0x60(%r9,%r8,8)
-    vmovupd %ymm1,-0x40(%r9,%r8,8)
-    vmovupd %ymm2,-0x20(%r9,%r8,8)
-    vmovupd %ymm3,(%r9,%r8,8)
-    add    $0x10,%r8
-    cmp    %r8,%rax
-    jne    97aa0
+    vsubpd -0x60(%rdi,%r9,8),%ymm0,%ymm0
+    vsubpd -0x40(%rdi,%r9,8),%ymm1,%ymm1
+    vsubpd -0x20(%rdi,%r9,8),%ymm2,%ymm2
+    vsubpd (%rdi,%r9,8),%ymm3,%ymm3
+    vmovupd %ymm0,-0x60(%r8,%r9,8)
+    vmovupd %ymm1,-0x40(%r8,%r9,8)
+    vmovupd %ymm2,-0x20(%r8,%r9,8)
+    vmovupd %ymm3,(%r8,%r9,8)
+    add    $0x10,%r9
+    cmp    %r9,%rax
+    jne    bc1c0
 # innermost loop 12: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rdi,%rcx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -201,16 +201,16 @@
     vmovupd %ymm0,(%rdi,%rcx,8)
     add    $0x4,%rcx
     cmp    %rcx,%rax
-    jne    97b30
+    jne    bc250
 # innermost loop 13: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%rcx,%rdi,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
-    vsubsd (%r8,%rdi,8),%xmm0,%xmm0
+    vsubsd (%r9,%rdi,8),%xmm0,%xmm0
     vmovsd %xmm0,(%rcx,%rdi,8)
     inc    %rdi
-    dec    %r9
-    jne    97b80
-# innermost loop 14: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    dec    %r8
+    jne    bc2a0
+# innermost loop 14: 35 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovsd (%r12,%rdi,8),%xmm0
     vmovsd 0x8(%r12,%rdi,8),%xmm1
     vaddsd %xmm0,%xmm0,%xmm0
@@ -227,16 +227,32 @@
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd 0x18(%r10,%rdi,8),%xmm0,%xmm0
     vmovsd %xmm0,0x18(%r12,%rdi,8)
-    add    $0x4,%rdi
+    vmovsd 0x20(%r12,%rdi,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd 0x20(%r10,%rdi,8),%xmm0,%xmm0
+    vmovsd %xmm0,0x20(%r12,%rdi,8)
+    vmovsd 0x28(%r12,%rdi,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd 0x28(%r10,%rdi,8),%xmm0,%xmm0
+    vmovsd %xmm0,0x28(%r12,%rdi,8)
+    vmovsd 0x30(%r12,%rdi,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd 0x30(%r10,%rdi,8),%xmm0,%xmm0
+    vmovsd %xmm0,0x30(%r12,%rdi,8)
+    vmovsd 0x38(%r12,%rdi,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd 0x38(%r10,%rdi,8),%xmm0,%xmm0
+    vmovsd %xmm0,0x38(%r12,%rdi,8)
+    add    $0x8,%rdi
     cmp    %rdi,%rbx
-    jne    97bb0
+    jne    bc2d0
 # innermost loop 15: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     add    $0x8,%r11
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     dec    %r14
-    jne    97dd0
+    jne    bc550
 # innermost loop 16: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -264,14 +280,14 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r10,%r11
-    jne    97e00
+    jne    bc580
 # innermost loop 17: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     add    $0x8,%r11
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     dec    %r14
-    jne    98030
+    jne    bc7b0
 # innermost loop 18: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%r11),%xmm1,%xmm2
     vaddsd %xmm2,%xmm0,%xmm0
@@ -299,4 +315,4 @@
     vaddsd %xmm2,%xmm0,%xmm0
     vaddsd %xmm4,%xmm1,%xmm1
     cmp    %r10,%r11
-    jne    98060
+    jne    bc7e0

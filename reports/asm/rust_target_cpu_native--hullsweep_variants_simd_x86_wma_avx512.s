@@ -1,25 +1,97 @@
 # rust target-cpu=native — hullsweep_variants::simd::x86::wma_avx512
-# innermost loop 1: 19 instructions, 8 multiplies, 2.38 instructions/element, bounds-check branch in loop: no
-    vmulpd -0x1c0(%rbx,%r14,8),%zmm11,%zmm12
+# innermost loop 1: 53 instructions, 8 multiplies, 6.62 instructions/element, bounds-check branch in loop: no
+    mov    %r11,%r12
+    sub    %rdx,%r12
+    lea    0x8(%rdi,%r12,8),%r12
+    vmulpd (%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm10,%zmm10
-    vmulpd -0x180(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0x40(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm9,%zmm9
-    vmulpd -0x140(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0x80(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm8,%zmm8
-    vmulpd -0x100(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0xc0(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm7,%zmm7
-    vmulpd -0xc0(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0x100(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm6,%zmm6
-    vmulpd -0x80(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0x140(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm5,%zmm5
-    vmulpd -0x40(%rbx,%r14,8),%zmm11,%zmm12
+    vmulpd 0x180(%r12,%r15,8),%zmm11,%zmm12
     vaddpd %zmm12,%zmm4,%zmm4
-    vmulpd (%rbx,%r14,8),%zmm11,%zmm12
-    vaddpd %zmm12,%zmm3,%zmm3
+    vmulpd 0x1c0(%r12,%r15,8),%zmm11,%zmm11
+    vaddpd %zmm11,%zmm3,%zmm3
+    vdivpd %zmm1,%zmm10,%zmm10
+    vmovupd %zmm10,(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm9,%zmm9
+    vmovupd %zmm9,0x40(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm8,%zmm8
+    vmovupd %zmm8,0x80(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm7,%zmm7
+    vmovupd %zmm7,0xc0(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm6,%zmm6
+    vmovupd %zmm6,0x100(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm5,%zmm5
+    vmovupd %zmm5,0x140(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm4,%zmm4
+    vmovupd %zmm4,0x180(%rcx,%r11,8)
+    vdivpd %zmm1,%zmm3,%zmm3
+    vmovupd %zmm3,0x1c0(%rcx,%r11,8)
+    lea    0x40(%r10),%r15
+    add    $0x200,%r14
+    mov    %r10,%r11
+    cmp    %rsi,%r15
+    ja     c7acf
+    mov    %r15,%r10
+    vxorpd %xmm3,%xmm3,%xmm3
+    vxorpd %xmm4,%xmm4,%xmm4
+    vxorpd %xmm5,%xmm5,%xmm5
+    vxorpd %xmm6,%xmm6,%xmm6
+    vxorpd %xmm7,%xmm7,%xmm7
+    vxorpd %xmm8,%xmm8,%xmm8
+    vxorpd %xmm9,%xmm9,%xmm9
+    vxorpd %xmm10,%xmm10,%xmm10
+    vmovapd %zmm2,%zmm11
+    xor    %r15d,%r15d
+    test   %rbx,%rbx
+    je     c76b0
+# innermost loop 2: 37 instructions, 16 multiplies, 2.31 instructions/element, bounds-check branch in loop: no
+    vmulpd -0x1c8(%r14,%r15,8),%zmm11,%zmm12
+    vmulpd -0x188(%r14,%r15,8),%zmm11,%zmm13
+    vaddpd %zmm12,%zmm10,%zmm10
+    vaddpd %zmm13,%zmm9,%zmm9
+    vmulpd -0x148(%r14,%r15,8),%zmm11,%zmm12
+    vmulpd -0x108(%r14,%r15,8),%zmm11,%zmm13
+    vaddpd %zmm12,%zmm8,%zmm8
+    vaddpd %zmm13,%zmm7,%zmm7
+    vmulpd -0xc8(%r14,%r15,8),%zmm11,%zmm12
+    vmulpd -0x88(%r14,%r15,8),%zmm11,%zmm13
+    vaddpd %zmm12,%zmm6,%zmm6
+    vaddpd %zmm13,%zmm5,%zmm5
+    vmulpd -0x48(%r14,%r15,8),%zmm11,%zmm12
+    vmulpd -0x8(%r14,%r15,8),%zmm11,%zmm13
+    vaddpd %zmm12,%zmm4,%zmm4
+    vaddpd %zmm13,%zmm3,%zmm3
     vaddpd %zmm2,%zmm11,%zmm11
-    inc    %r14
-    jne    94700
-# innermost loop 2: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
+    vmulpd -0x1c0(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm10,%zmm10
+    vmulpd -0x180(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm9,%zmm9
+    vmulpd -0x140(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm8,%zmm8
+    vmulpd -0x100(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm7,%zmm7
+    vmulpd -0xc0(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm6,%zmm6
+    vmulpd -0x80(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm5,%zmm5
+    vmulpd -0x40(%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm4,%zmm4
+    vmulpd (%r14,%r15,8),%zmm11,%zmm12
+    vaddpd %zmm12,%zmm3,%zmm3
+    add    $0x2,%r15
+    vaddpd %zmm2,%zmm11,%zmm11
+    cmp    %r15,%r9
+    jne    c77f0
+# innermost loop 3: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
     vbroadcastsd (%r12),%zmm10
     vmulpd -0x1c0(%r15),%zmm10,%zmm11
     vaddpd %zmm11,%zmm9,%zmm9
@@ -40,8 +112,8 @@
     add    $0x8,%r12
     add    $0x8,%r15
     cmp    %rbx,%r12
-    jne    94860
-# innermost loop 3: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
+    jne    c7970
+# innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulpd -0x38(%r15,%r12,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
@@ -68,22 +140,22 @@
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     cmp    %r12,%rbx
-    jne    94a50
-# innermost loop 4: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
+    jne    c7b60
+# innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     inc    %r13
     cmp    %r13,%r11
-    jne    94b30
-# innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
+    jne    c7c40
+# innermost loop 6: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     add    $0x8,%rbx
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     inc    %r14
-    jne    94c50
-# innermost loop 6: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
+    jne    c7d60
+# innermost loop 7: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
@@ -110,4 +182,4 @@
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    94c70
+    jne    c7d80

@@ -6,8 +6,24 @@
     vmovsd %xmm0,(%r15,%rdx,8)
     inc    %rdx
     dec    %rdi
-    jne    996d0
-# innermost loop 2: 20 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    jne    b6e60
+# innermost loop 2: 36 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
+    vmovsd -0x38(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x38(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x38(%r15,%rdx,8)
+    vmovsd -0x30(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x30(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x30(%r15,%rdx,8)
+    vmovsd -0x28(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x28(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x28(%r15,%rdx,8)
+    vmovsd -0x20(%rax,%rdx,8),%xmm0
+    vaddsd %xmm0,%xmm0,%xmm0
+    vsubsd -0x20(%r8,%rdx,8),%xmm0,%xmm0
+    vmovsd %xmm0,-0x20(%r15,%rdx,8)
     vmovsd -0x18(%rax,%rdx,8),%xmm0
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd -0x18(%r8,%rdx,8),%xmm0,%xmm0
@@ -24,10 +40,10 @@
     vaddsd %xmm0,%xmm0,%xmm0
     vsubsd (%r8,%rdx,8),%xmm0,%xmm0
     vmovsd %xmm0,(%r15,%rdx,8)
-    lea    0x4(%rdi,%rdx,1),%rsi
-    add    $0x4,%rdx
-    cmp    $0x3,%rsi
-    jne    99710
+    lea    0x8(%rdi,%rdx,1),%rsi
+    add    $0x8,%rdx
+    cmp    $0x7,%rsi
+    jne    b6ea0
 # innermost loop 3: 19 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rax,%rdx,8),%ymm0
     vmovupd 0x20(%rax,%rdx,8),%ymm1
@@ -47,7 +63,7 @@
     vmovupd %ymm3,0x60(%r15,%rdx,8)
     add    $0x10,%rdx
     cmp    %rdx,%rsi
-    jne    99ab0
+    jne    b72b0
 # innermost loop 4: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     vmovupd (%rax,%rdx,8),%ymm0
     vaddpd %ymm0,%ymm0,%ymm0
@@ -55,4 +71,4 @@
     vmovupd %ymm0,(%r15,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rsi
-    jne    99b40
+    jne    b7340

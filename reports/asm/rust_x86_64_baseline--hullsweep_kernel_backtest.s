@@ -5,49 +5,49 @@
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    8748b
+    jae    8bf4b
     cmp    %rcx,%r10
-    jae    87497
+    jae    8bf57
     cmp    %r9,%r10
-    jae    874b1
+    jae    8bf71
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     8745c
+    jp     8bf1c
     ucomisd %xmm7,%xmm7
-    jp     873a0
+    jp     8be60
 # innermost loop 2: 43 instructions, 2 multiplies, 21.50 instructions/element, bounds-check branch in loop: YES
     mov    %r14,%rbx
     movapd %xmm6,%xmm7
     mov    %r11,%r10
     cmp    %rsi,%r11
-    jae    8748b
+    jae    8bf4b
     cmp    %rcx,%r10
-    jae    87497
+    jae    8bf57
     cmp    %r9,%r10
-    jae    874b1
+    jae    8bf71
     lea    0x1(%r10),%r11
     movsd  (%rdx,%r10,8),%xmm6
     subsd  (%r8,%r10,8),%xmm6
     ucomisd %xmm6,%xmm6
-    jp     8745c
+    jp     8bf1c
     ucomisd %xmm7,%xmm7
-    jp     873a0
+    jp     8be60
     ucomisd %xmm7,%xmm2
-    jb     873f6
+    jb     8beb6
     mov    $0x1,%r14d
     ucomisd %xmm2,%xmm6
-    ja     87409
+    ja     8bec9
     ucomisd %xmm2,%xmm7
-    jb     873a0
+    jb     8be60
     mov    $0xffffffffffffffff,%r14
     ucomisd %xmm6,%xmm2
-    jbe    873a0
+    jbe    8be60
     cmp    %rbx,%r14
-    je     873a0
+    je     8be60
     test   %rbx,%rbx
-    je     87451
+    je     8bf11
     xorps  %xmm7,%xmm7
     cvtsi2sd %rbx,%xmm7
     movsd  (%rdi,%r10,8),%xmm8
@@ -60,16 +60,16 @@
     addsd  %xmm9,%xmm1
     inc    %rax
     movapd %xmm8,%xmm5
-    jmp    873a3
+    jmp    8be63
 # innermost loop 3: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rsi,%r11
-    jae    8748b
+    jae    8bf4b
     cmp    %r11,%rcx
-    je     87497
+    je     8bf57
     cmp    %r11,%r9
-    je     874b1
+    je     8bf71
     movsd  (%rdx,%r11,8),%xmm6
     subsd  (%r8,%r11,8),%xmm6
     inc    %r11
     ucomisd %xmm6,%xmm6
-    jp     8745c
+    jp     8bf1c

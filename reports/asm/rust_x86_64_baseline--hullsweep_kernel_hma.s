@@ -12,16 +12,16 @@
     movupd %xmm1,0x10(%r12,%r8,8)
     add    $0x4,%r8
     cmp    %r8,%rcx
-    jne    ab5f0
+    jne    d56b0
 # innermost loop 2: 11 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: YES
     cmp    %rcx,%r11
-    je     ab70f
+    je     d57cf
     cmp    %rcx,%r10
-    je     ab705
+    je     d57c5
     movsd  (%r9,%rcx,8),%xmm0
     addsd  %xmm0,%xmm0
     subsd  (%rsi,%rcx,8),%xmm0
     movsd  %xmm0,(%r8,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbp
-    jne    ab660
+    jne    d5720

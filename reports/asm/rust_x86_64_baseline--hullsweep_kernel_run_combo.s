@@ -4,32 +4,32 @@
     movapd %xmm4,%xmm5
     mov    %r9,%rax
     cmp    %rbx,%r9
-    jae    abf5a
+    jae    d601a
     cmp    %rsi,%rax
-    jae    abfb2
+    jae    d6072
     cmp    %rcx,%rax
-    jae    abfb7
+    jae    d6077
     lea    0x1(%rax),%r9
     movsd  (%r15,%rax,8),%xmm4
     subsd  (%rdi,%rax,8),%xmm4
     ucomisd %xmm4,%xmm4
-    jp     abf18
+    jp     d5fd8
     ucomisd %xmm5,%xmm5
-    jp     abe60
+    jp     d5f20
     ucomisd %xmm5,%xmm9
-    jb     abeb7
+    jb     d5f77
     mov    $0x1,%r11d
     ucomisd %xmm9,%xmm4
-    ja     abecc
+    ja     d5f8c
     ucomisd %xmm9,%xmm5
-    jb     abe60
+    jb     d5f20
     mov    $0xffffffffffffffff,%r11
     ucomisd %xmm4,%xmm9
-    jbe    abe60
+    jbe    d5f20
     cmp    %r10,%r11
-    je     abe60
+    je     d5f20
     test   %r10,%r10
-    je     abf0d
+    je     d5fcd
     xorps  %xmm5,%xmm5
     cvtsi2sd %r10,%xmm5
     movsd  (%r14,%rax,8),%xmm6
@@ -42,4 +42,4 @@
     addsd  %xmm7,%xmm0
     inc    %r12
     movapd %xmm6,%xmm3
-    jmp    abe63
+    jmp    d5f23

@@ -2,7 +2,7 @@
 # innermost loop 1: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: YES
     lea    (%rcx,%r9,1),%rdi
     cmp    %r14,%rdi
-    jae    ab94b
+    jae    d5a0b
     lea    0x1(%r9),%rdi
     xorps  %xmm2,%xmm2
     cvtsi2sd %rdi,%xmm2
@@ -10,4 +10,4 @@
     addsd  %xmm2,%xmm1
     mov    %rdi,%r9
     cmp    %rdi,%r12
-    jne    ab8d0
+    jne    d5990

@@ -1,51 +1,97 @@
 # rust x86-64 baseline — hullsweep_profiling::kernels::wma_unroll4
 # innermost loop 1: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
-    movsd  (%rdx,%r11,8),%xmm7
-    mulsd  %xmm6,%xmm7
-    addsd  %xmm5,%xmm7
-    movapd %xmm6,%xmm5
-    unpcklpd %xmm6,%xmm5
-    addpd  %xmm2,%xmm5
-    movupd 0x8(%rdx,%r11,8),%xmm8
-    mulpd  %xmm5,%xmm8
-    addsd  %xmm8,%xmm7
-    unpckhpd %xmm8,%xmm8
-    addsd  %xmm7,%xmm8
-    movapd %xmm6,%xmm5
-    addsd  %xmm3,%xmm5
-    mulsd  0x18(%rdx,%r11,8),%xmm5
-    addsd  %xmm8,%xmm5
-    addsd  %xmm4,%xmm6
-    add    $0x4,%r11
-    cmp    %r11,%r8
-    jne    89dc0
-# innermost loop 2: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
-    movsd  (%rdi,%rdx,8),%xmm7
+    movsd  (%rbx,%r15,8),%xmm7
     mulsd  %xmm5,%xmm7
     addsd  %xmm6,%xmm7
     movapd %xmm5,%xmm6
     unpcklpd %xmm5,%xmm6
     addpd  %xmm2,%xmm6
-    movupd 0x8(%rdi,%rdx,8),%xmm8
+    movupd 0x8(%rbx,%r15,8),%xmm8
     mulpd  %xmm6,%xmm8
     addsd  %xmm8,%xmm7
     unpckhpd %xmm8,%xmm8
     addsd  %xmm7,%xmm8
     movapd %xmm5,%xmm6
     addsd  %xmm3,%xmm6
-    mulsd  0x18(%rdi,%rdx,8),%xmm6
+    mulsd  0x18(%rbx,%r15,8),%xmm6
     addsd  %xmm8,%xmm6
     addsd  %xmm4,%xmm5
-    add    $0x4,%rdx
-    cmp    %rdx,%r8
-    jne    89e70
-# innermost loop 3: 9 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
-    divsd  %xmm0,%xmm3
-    movsd  %xmm3,(%rax,%rcx,8)
-    inc    %rcx
-    cmp    %rcx,%rsi
-    je     89d27
-    movsd  (%rdi,%rcx,8),%xmm3
-    addsd  %xmm1,%xmm3
-    cmp    $0x1,%r9d
-    je     89f00
+    add    $0x4,%r15
+    cmp    %r15,%rdx
+    jne    8f4d0
+# innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%r15),%xmm7
+    mulsd  %xmm5,%xmm7
+    add    $0x8,%r15
+    addsd  %xmm7,%xmm6
+    addsd  %xmm1,%xmm5
+    dec    %r12
+    jne    8f550
+# innermost loop 3: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%r15),%xmm7
+    mulsd  %xmm5,%xmm7
+    addsd  %xmm6,%xmm7
+    addsd  %xmm1,%xmm5
+    movsd  0x8(%r15),%xmm6
+    mulsd  %xmm5,%xmm6
+    addsd  %xmm7,%xmm6
+    addsd  %xmm1,%xmm5
+    movsd  0x10(%r15),%xmm7
+    mulsd  %xmm5,%xmm7
+    addsd  %xmm6,%xmm7
+    addsd  %xmm1,%xmm5
+    movsd  0x18(%r15),%xmm6
+    mulsd  %xmm5,%xmm6
+    add    $0x20,%r15
+    addsd  %xmm7,%xmm6
+    addsd  %xmm1,%xmm5
+    cmp    %r14,%r15
+    jne    8f580
+# innermost loop 4: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
+    movsd  (%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    add    $0x8,%rbx
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    dec    %r14
+    jne    8f640
+# innermost loop 5: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
+    movsd  (%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    addsd  %xmm3,%xmm4
+    addsd  %xmm1,%xmm2
+    movsd  0x8(%rbx),%xmm3
+    mulsd  %xmm2,%xmm3
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    movsd  0x10(%rbx),%xmm4
+    mulsd  %xmm2,%xmm4
+    addsd  %xmm3,%xmm4
+    addsd  %xmm1,%xmm2
+    movsd  0x18(%rbx),%xmm3
+    mulsd  %xmm2,%xmm3
+    add    $0x20,%rbx
+    addsd  %xmm4,%xmm3
+    addsd  %xmm1,%xmm2
+    cmp    %r11,%rbx
+    jne    8f670
+# innermost loop 6: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
+    movsd  (%rdi,%r8,8),%xmm7
+    mulsd  %xmm5,%xmm7
+    addsd  %xmm6,%xmm7
+    movapd %xmm5,%xmm6
+    unpcklpd %xmm5,%xmm6
+    addpd  %xmm2,%xmm6
+    movupd 0x8(%rdi,%r8,8),%xmm8
+    mulpd  %xmm6,%xmm8
+    addsd  %xmm8,%xmm7
+    unpckhpd %xmm8,%xmm8
+    addsd  %xmm7,%xmm8
+    movapd %xmm5,%xmm6
+    addsd  %xmm3,%xmm6
+    mulsd  0x18(%rdi,%r8,8),%xmm6
+    addsd  %xmm8,%xmm6
+    addsd  %xmm4,%xmm5
+    add    $0x4,%r8
+    cmp    %r8,%rdx
+    jne    8f700

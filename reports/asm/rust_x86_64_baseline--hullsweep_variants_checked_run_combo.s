@@ -12,7 +12,7 @@
     movupd %xmm1,0x10(%rbp,%rdx,1)
     add    $0x20,%rdx
     cmp    %rdx,%rcx
-    jne    9dde0
+    jne    be1f0
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movsd  (%r14,%rax,8),%xmm0
     addsd  %xmm0,%xmm0
@@ -20,4 +20,4 @@
     movsd  %xmm0,0x0(%rbp,%rax,8)
     inc    %rax
     cmp    %rax,%rbx
-    jne    9de30
+    jne    be240

@@ -12,7 +12,7 @@
     movupd %xmm3,(%rax,%rsi,8)
     add    $0x4,%rsi
     cmp    %rsi,%rcx
-    jne    93990
+    jne    b4820
 # innermost loop 2: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movsd  0x0(%rbp,%rcx,8),%xmm0
     addsd  %xmm0,%xmm0
@@ -20,4 +20,4 @@
     movsd  %xmm0,0x0(%rbp,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbx
-    jne    939e0
+    jne    b4870

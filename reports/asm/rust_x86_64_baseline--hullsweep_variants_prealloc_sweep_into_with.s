@@ -6,7 +6,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r11
-    jne    95120
+    jne    b53c0
 # innermost loop 2: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r10),%xmm2
     mulsd  %xmm0,%xmm2
@@ -26,7 +26,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rcx,%r10
-    jne    95150
+    jne    b53f0
 # innermost loop 3: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -34,7 +34,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r11
-    jne    95310
+    jne    b55b0
 # innermost loop 4: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -54,7 +54,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rcx,%r8
-    jne    95340
+    jne    b55e0
 # innermost loop 5: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -62,7 +62,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r9
-    jne    95500
+    jne    b57a0
 # innermost loop 6: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -82,7 +82,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rcx,%r8
-    jne    95530
+    jne    b57d0
 # innermost loop 7: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -90,7 +90,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r9
-    jne    95720
+    jne    b59c0
 # innermost loop 8: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -110,7 +110,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %rcx,%r8
-    jne    95750
+    jne    b59f0
 # innermost loop 9: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -118,7 +118,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %r15
-    jne    95930
+    jne    b5bd0
 # innermost loop 10: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r8),%xmm2
     mulsd  %xmm0,%xmm2
@@ -138,7 +138,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r9,%r8
-    jne    95960
+    jne    b5c00
 # innermost loop 11: 7 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movsd  (%r12,%rcx,8),%xmm0
     addsd  %xmm0,%xmm0
@@ -146,7 +146,7 @@
     movsd  %xmm0,(%r12,%rcx,8)
     inc    %rcx
     cmp    %rcx,%rbx
-    jne    95a50
+    jne    b5cf0
 # innermost loop 12: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -154,7 +154,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %rbp
-    jne    95bd0
+    jne    b5e70
 # innermost loop 13: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r11),%xmm2
     mulsd  %xmm0,%xmm2
@@ -174,7 +174,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r15,%r11
-    jne    95c00
+    jne    b5ea0
 # innermost loop 14: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r15),%xmm2
     mulsd  %xmm0,%xmm2
@@ -182,7 +182,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     dec    %rbp
-    jne    95dc0
+    jne    b6060
 # innermost loop 15: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r15),%xmm2
     mulsd  %xmm0,%xmm2
@@ -202,7 +202,7 @@
     addsd  %xmm2,%xmm1
     addsd  %xmm6,%xmm0
     cmp    %r11,%r15
-    jne    95df0
+    jne    b6090
 # innermost loop 16: 13 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movupd -0x10(%rdi,%r9,8),%xmm0
     movupd (%rdi,%r9,8),%xmm1
@@ -216,4 +216,4 @@
     movupd %xmm3,(%r8,%r9,8)
     add    $0x4,%r9
     cmp    %r9,%rcx
-    jne    95f80
+    jne    b6220

@@ -12,7 +12,7 @@
     add    $0x2,%rsi
     add    $0x2,%rdx
     cmp    $0x1,%rsi
-    jne    975d0
+    jne    b8d10
 # innermost loop 2: 13 instructions, 0 multiplies, NaN instructions/element, bounds-check branch in loop: no
     movupd (%rax,%rdx,8),%xmm0
     movupd 0x10(%rax,%rdx,8),%xmm1
@@ -26,4 +26,4 @@
     movupd %xmm1,0x10(%r15,%rdx,8)
     add    $0x4,%rdx
     cmp    %rdx,%rsi
-    jne    97650
+    jne    b8d90

@@ -101,21 +101,19 @@ impl<'a> Prepared<'a> {
                 m
             })
             .collect();
-        let mut since_nan = Vec::with_capacity(n);
+        // Starting at 0 is the virtual NaN at -1: bar i with no NaN before it counts i + 1.
         let mut since: u32 = 0;
-        for &v in close {
-            since = if v.is_nan() {
-                0
-            } else {
-                since.saturating_add(1)
-            };
-            since_nan.push(since);
-        }
-        // The virtual NaN at -1: bar i without an earlier NaN has i + 1 bars since it.
-        for (i, s) in since_nan.iter_mut().enumerate() {
-            let from_start = u32::try_from(i + 1).unwrap_or(u32::MAX);
-            *s = (*s).min(from_start);
-        }
+        let since_nan = close
+            .iter()
+            .map(|v| {
+                since = if v.is_nan() {
+                    0
+                } else {
+                    since.saturating_add(1)
+                };
+                since
+            })
+            .collect();
         let nans = (0..n).filter(|&i| close[i].is_nan()).collect();
         Prepared {
             close,
@@ -317,7 +315,7 @@ pub struct Scratch {
     d3: Vec<f64>,
     /// Fast `d` (or [`UNCERTIFIED`]), transposed, one per bar of each lane.
     dt: Vec<f64>,
-    /// `d` of the class the reference's has, in bar order: what the event loop reads.
+    /// The reference's `d` of fallback stretches, in bar order, before it goes into `dt`.
     d: Vec<f64>,
     /// Per position of `dt`, byte `l`: the class of lane `l`'s `d` ([`class`]; the fast path
     /// writes 0 or 1, and NaN and fallback bars get theirs when their `d` is settled).
@@ -355,8 +353,6 @@ impl Scratch {
         self.d3.resize(len, 0.0);
         self.dt.resize(prep.q * LANES, 0.0);
         self.signs.resize(prep.q, 0);
-        self.d.resize(prep.close.len(), 0.0);
-        self.reference.reserve(prep.close.len());
     }
 }
 
@@ -872,6 +868,12 @@ fn run_fast(
     // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap
     // of one long window, so closer ones are cheaper together.
     let gap = plan.w1.max(plan.w2);
+    // The fallback's buffers are sized on a worker's first fallback: certified data never
+    // pays for them (six series' worth of memory to fault in and zero).
+    if !scratch.fallback.is_empty() && scratch.d.len() < n {
+        scratch.d.resize(n, 0.0);
+        scratch.reference.reserve(n);
+    }
     let mut k = 0;
     while k < scratch.fallback.len() {
         let start = scratch.fallback[k];
