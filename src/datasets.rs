@@ -133,7 +133,71 @@ pub fn suite() -> Vec<Dataset> {
             params: mixed_params(11, 300),
             fee: DEFAULT_FEE_PCT,
         },
+        Dataset {
+            name: "subnormal_prices".into(),
+            about: "prices around 1e-320, deep in the subnormal range (a few thousand units of 2^-1074)",
+            close: noise(10_000, 112, 1e-320),
+            params: mixed_params(12, 300),
+            fee: DEFAULT_FEE_PCT,
+        },
+        Dataset {
+            name: "min_normal_cross".into(),
+            about: "prices falling from 1e-303 through the smallest normal to 1e-313 and back, then the smallest subnormals",
+            close: min_normal_cross(),
+            params: mixed_params(13, 300),
+            fee: DEFAULT_FEE_PCT,
+        },
+        Dataset {
+            name: "overflow_prices".into(),
+            about: "prices around 1e306: the reference's window sums overflow for the longer windows only",
+            close: noise(10_000, 114, 1e306),
+            params: mixed_params(14, 300),
+            fee: DEFAULT_FEE_PCT,
+        },
+        Dataset {
+            name: "extreme_spikes".into(),
+            about: "ordinary prices with isolated bars at 1e307 and f64::MAX, and at 2^-1074 and the smallest normal",
+            close: extreme_spikes(),
+            params: mixed_params(15, 300),
+            fee: DEFAULT_FEE_PCT,
+        },
     ]
+}
+
+/// The smallest positive subnormal f64, `2^-1074`.
+const TINY: f64 = f64::from_bits(1);
+
+/// A GBM whose level falls geometrically from 1e-303 through the smallest normal (2.2e-308) to
+/// about 1e-313 and climbs back, then 2,000 bars of the smallest subnormals (1 to 16 units of
+/// 2^-1074, a bounded random walk). Every step is one IEEE multiply, so the bits are fixed.
+fn min_normal_cross() -> Vec<f64> {
+    let base = noise(8_000, 113, 1.0);
+    let mut level = 1e-303;
+    let mut close = Vec::with_capacity(10_000);
+    for (i, p) in base.into_iter().enumerate() {
+        close.push(p * level);
+        level *= if i < 4_000 { 0.9954 } else { 1.0 / 0.9954 };
+    }
+    let mut rng = SplitMix(113);
+    let mut units = 8.0f64;
+    for _ in 0..2_000 {
+        units = (units + (rng.next() % 3) as f64 - 1.0).clamp(1.0, 16.0);
+        close.push(units * TINY);
+    }
+    close
+}
+
+/// GBM around 100 with isolated extreme bars: 1e307 and f64::MAX (their windows' sums overflow
+/// in the reference), and 2^-1074 and the smallest normal (their windows are ordinary).
+fn extreme_spikes() -> Vec<f64> {
+    let mut close = noise(10_000, 115, 100.0);
+    for (k, i) in (150..close.len()).step_by(997).enumerate() {
+        close[i] = if k % 2 == 0 { 1e307 } else { f64::MAX };
+    }
+    for (k, i) in (400..close.len()).step_by(1_499).enumerate() {
+        close[i] = if k % 2 == 0 { TINY } else { f64::MIN_POSITIVE };
+    }
+    close
 }
 
 /// A GBM series (sigma 0.001) rescaled so it starts at `level` instead of 100.
@@ -369,6 +433,54 @@ mod tests {
         assert!(tiny.iter().all(|&v| v > 1e-7 && v < 1e-5));
         let huge = by("huge_prices").close;
         assert!(huge.iter().all(|&v| v > 1e5 && v < 1e7));
+        let subnormal = by("subnormal_prices").close;
+        assert!(subnormal.iter().all(|&v| v > 0.0 && v < 1e-319));
+        let cross = by("min_normal_cross").close;
+        let normal = cross.iter().filter(|v| v.is_normal()).count();
+        assert!(normal > 1_000 && normal < cross.len() - 3_000, "{normal}");
+        assert!(cross.contains(&TINY));
+        let spikes = by("extreme_spikes").close;
+        for v in [TINY, f64::MIN_POSITIVE, 1e307, f64::MAX] {
+            assert!(spikes.contains(&v), "{v:e}");
+        }
+    }
+
+    /// The extreme datasets must reach what they are there for: window sums that overflow in
+    /// the reference, so `d` is NaN at bars no missing bar explains: for some combos but not
+    /// others at 1e306, and around the spikes only (ordinary bars elsewhere) in the spiked series.
+    #[test]
+    fn overflow_datasets_overflow_where_they_should() {
+        for name in ["overflow_prices", "extreme_spikes"] {
+            let d = suite().into_iter().find(|d| d.name == name).unwrap();
+            let (mut overflowed, mut clean, mut most_lost) = (0, 0, 0);
+            for c in &d.params {
+                let [n, half, sqrt, m, half3, third] = c.map(kernel::window);
+                let h = kernel::hma(&d.close, n, half, sqrt);
+                let h3 = kernel::hma3(&d.close, m, half3, third);
+                let weff = (n.max(half) + sqrt - 1).max(third.max(half3).max(m) + m - 1);
+                let lost = (weff..d.close.len())
+                    .filter(|&i| (h[i] - h3[i]).is_nan())
+                    .count();
+                most_lost = most_lost.max(lost);
+                if lost > 0 {
+                    overflowed += 1;
+                } else if weff < d.close.len() {
+                    clean += 1;
+                }
+            }
+            eprintln!(
+                "{name}: {overflowed} overflowed, {clean} clean, at most {most_lost} bars lost"
+            );
+            assert!(overflowed >= 4, "{name}: {overflowed} overflowed");
+            if name == "overflow_prices" {
+                assert!(clean >= 4, "{name}: {clean} clean");
+            } else {
+                assert!(
+                    most_lost < d.close.len() / 2,
+                    "{name}: {most_lost} bars lost"
+                );
+            }
+        }
     }
 
     /// The flat-run datasets are there to put `d = hma - hma3` a few ulps from zero where it

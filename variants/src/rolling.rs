@@ -38,8 +38,18 @@ const BETA_MAX: f64 = 1.0 / (1u64 << 20) as f64;
 /// evaluation of the bound itself (see `rolling.md`, "Second-order terms").
 const SLACK: f64 = 1.0 + 1.0 / 1024.0;
 
-/// Marks a bar the bound could not certify (no fast `d` is infinite: every input is finite).
+/// Marks a bar the bound could not certify. A certified `d` is never infinite: certification
+/// needs the overflow guard ([`Plan::m_max`]) to hold, and under it every quantity is finite.
 const UNCERTIFIED: f64 = f64::INFINITY;
+
+/// The bound's absolute term, which covers underflow (`rolling.md`, "The range the theorem
+/// covers"): 16 units of the smallest subnormal `2^-1074`, against the `10.5` that the two
+/// pipelines' underflowing quotients and products and the rounding of `beta * M` need.
+const UNDERFLOW_TERM: f64 = 16.0 * f64::from_bits(1);
+
+/// How many times the largest |close| the largest intermediate of either pipeline can be, per
+/// unit of the longest window's `D(w) = w (w + 1) / 2` (`rolling.md`, the overflow guard).
+const OVERFLOW_FACTOR: f64 = 16.0;
 
 /// Per-sweep inputs shared read-only by every combo and worker.
 #[derive(Debug)]
@@ -169,6 +179,9 @@ pub struct Plan {
     period: usize,
     /// Bound on |d_fast - d_ref| divided by the largest |close| the bar's computation touched.
     beta: f64,
+    /// The overflow guard: the largest `M` (max |close| a bar's computation touched) at which
+    /// no intermediate of either pipeline can overflow. Bars above it are never certified.
+    m_max: f64,
 }
 
 /// What a combo needs: nothing (all NaN), the fast path, or the SIMD pipeline.
@@ -191,6 +204,8 @@ impl Plan {
         let period = (4 * w1).max(64);
         let beta = bound_coefficient(h, n, s, m, h3, t, period);
         if beta.is_finite() && beta <= BETA_MAX {
+            let longest = w1.max(w2) as f64;
+            let m_max = f64::MAX / (OVERFLOW_FACTOR * (longest * (longest + 1.0) / 2.0));
             Route::Fast(Plan {
                 h,
                 n,
@@ -203,6 +218,7 @@ impl Plan {
                 weff,
                 period,
                 beta,
+                m_max,
             })
         } else {
             Route::Direct
@@ -213,6 +229,20 @@ impl Plan {
     /// touched no |close| above `M`.
     pub fn beta(&self) -> f64 {
         self.beta
+    }
+
+    /// The certification threshold for a bar whose computation touched no |close| above `m`:
+    /// `|d_fast - d_ref|` is at most this, so `|d_fast|` above it fixes the reference's class.
+    /// This is the one place the theorem's range is applied (`rolling.md`, "The range the
+    /// theorem covers"): the underflow term holds it down to the smallest subnormal, and above
+    /// the overflow guard it is `+inf`, which certifies nothing (the exact path takes over).
+    #[inline(always)]
+    pub fn threshold(&self, m: f64) -> f64 {
+        if m <= self.m_max {
+            self.beta * m + UNDERFLOW_TERM
+        } else {
+            f64::INFINITY
+        }
     }
 }
 
@@ -544,7 +574,7 @@ fn level2(
     while start < range.end {
         let end = (start + period).min(range.end);
         let big = prep.max_abs(start.saturating_sub(reach)..end);
-        let thr: V = std::array::from_fn(|l| plan.beta * big[l]);
+        let thr: V = std::array::from_fn(|l| plan.threshold(big[l]));
         // SAFETY (this block and the loop): positions read are in `start + 1 - w ..= loc` with
         // `w <= range.start <= start` and `loc < range.end`; `loc - from < range.len()`: all
         // inside the buffers by the asserts above.
@@ -579,6 +609,7 @@ struct Out<'a> {
     signs: &'a mut [u64],
     /// Each lane's smallest `|d| - thr` so far (`<= 0` once a bar was not certified; the
     /// difference of two floats has the sign of the exact difference, so the test is exact).
+    /// A NaN margin (an uncertified lane past the overflow guard: `inf - inf`) counts as `-1`.
     margin: &'a mut V,
 }
 
@@ -598,6 +629,7 @@ impl Out<'_> {
         let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
         let margin: V = std::array::from_fn(|l| d[l].abs() - self.thr[l]);
         for (low, &m) in self.margin.iter_mut().zip(&margin) {
+            let m = if m > 0.0 { m } else { -1.0 };
             if m < *low {
                 *low = m;
             }
@@ -1059,7 +1091,9 @@ pub type FastD = (Vec<f64>, Vec<f64>);
 
 /// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at
 /// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order.
-/// `None` when the combo does not take the fast path (all NaN, or windows too long).
+/// The bound is `+inf` where the overflow guard fails: there the fast `d` may be anything (even
+/// NaN or infinite) and the sweep takes the exact path. `None` when the combo does not take the
+/// fast path (all NaN, or windows too long).
 pub fn fast_d_with_bound(
     close: ValidClose<'_>,
     combo: &Combo,
@@ -1072,10 +1106,11 @@ pub fn fast_d_with_bound(
     let prep = Prepared::new(close, &[Some(plan)]);
     let mut scratch = Scratch::default();
     scratch.fit(&prep);
-    // A zero bound certifies every bar, so `dt` holds every fast d (an exactly zero d reads as
-    // uncertified, which is 0 here too).
-    let beta = plan.beta;
-    plan.beta = 0.0;
+    let bound_plan = plan;
+    // A coefficient of -inf makes every threshold -inf (M > 0; M = 0 only where every bar of the
+    // reach is NaN, all masked below) and lifts the overflow guard, so `dt` keeps every fast d.
+    plan.beta = f64::NEG_INFINITY;
+    plan.m_max = f64::INFINITY;
     fast_d_on(Tier::best(), &prep, &plan, &mut scratch);
     let q = prep.q;
     let reach = 2 * plan.period + plan.w1 + plan.w2;
@@ -1084,12 +1119,11 @@ pub fn fast_d_with_bound(
     for i in 0..close.len() {
         let (l, k) = (i / q, i % q);
         if (prep.since_nan[i] as usize) >= plan.weff {
-            let v = scratch.dt[k * LANES + l];
-            d[i] = if v == UNCERTIFIED { 0.0 } else { v };
+            d[i] = scratch.dt[k * LANES + l];
             // The same M the sweep uses: the block maxima over the period's reach.
             let start = prep.pad + k - k % plan.period;
             let end = (start + plan.period).min(prep.pad + q);
-            bound[i] = beta * prep.max_abs(start.saturating_sub(reach)..end)[l];
+            bound[i] = bound_plan.threshold(prep.max_abs(start.saturating_sub(reach)..end)[l]);
         }
     }
     Ok(Some((d, bound)))
