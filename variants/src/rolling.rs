@@ -45,7 +45,7 @@ const UNCERTIFIED: f64 = f64::INFINITY;
 /// The bound's absolute term, which covers underflow (`rolling.md`, "The range the theorem
 /// covers"): 16 units of the smallest subnormal `2^-1074`, against the `10.5` that the two
 /// pipelines' underflowing quotients and products and the rounding of `beta * M` need.
-const UNDERFLOW_TERM: f64 = 16.0 * f64::from_bits(1);
+pub const UNDERFLOW_TERM: f64 = 16.0 * f64::from_bits(1);
 
 /// How many times the largest |close| the largest intermediate of either pipeline can be, per
 /// unit of the longest window's `D(w) = w (w + 1) / 2` (`rolling.md`, the overflow guard).

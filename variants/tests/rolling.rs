@@ -5,7 +5,9 @@
 mod common;
 
 use hullsweep_kernel::{Combo, ValidClose, derive_windows, hma, hma3, window};
-use hullsweep_variants::rolling::{self, Stats, bound_parts, fast_d_with_bound, sweep_with_stats};
+use hullsweep_variants::rolling::{
+    self, Stats, UNDERFLOW_TERM, bound_parts, fast_d_with_bound, sweep_with_stats,
+};
 use hullsweep_variants::simd::{Tier, WmaKernel};
 use hullsweep_variants::{Threads, Variant};
 use proptest::prelude::*;
@@ -21,6 +23,11 @@ fn reference_d(close: &[f64], c: &Combo) -> Vec<f64> {
 /// Largest `|d_fast - d_ref| / bound` over the bars; panics if the NaN bars differ, or if a bar
 /// with a finite bound (inside the theorem's range) has a reference `d` that is not finite.
 fn worst_ratio(close: &[f64], c: &Combo, scale: f64) -> f64 {
+    worst_ratio_with(close, c, |b| b * scale)
+}
+
+/// [`worst_ratio`] against `shrink(b)` for each bar's bound `b` (negative controls shrink it).
+fn worst_ratio_with(close: &[f64], c: &Combo, shrink: impl Fn(f64) -> f64) -> f64 {
     let valid = ValidClose::new(close).expect("valid series");
     let Some((fast, bound)) = fast_d_with_bound(valid, c).expect("valid combo") else {
         return 0.0;
@@ -49,7 +56,7 @@ fn worst_ratio(close: &[f64], c: &Combo, scale: f64) -> f64 {
             fast[i]
         );
         let err = (fast[i] - want[i]).abs();
-        let b = bound[i] * scale;
+        let b = shrink(bound[i]);
         worst = worst.max(if b > 0.0 {
             err / b
         } else {
@@ -91,8 +98,59 @@ fn sparse_ticks(n: usize, level: f64, tick: f64, every: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The smallest positive subnormal, `2^-1074`.
+const TINY: f64 = f64::from_bits(1);
+
+/// `2^e` for `e` in `-1074..=1023`, exactly (subnormal below `-1022`).
+fn pow2(e: i32) -> f64 {
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (e + 1074))
+    }
+}
+
+/// Series at both ends of the f64 range: deep subnormals, the smallest subnormals, a level that
+/// crosses the smallest normal, sums that overflow for the longer windows only, and ordinary
+/// prices with isolated extreme bars.
+fn extreme() -> Vec<(&'static str, Vec<f64>)> {
+    let g = gbm(2000, 21, 0.01);
+    let mut level = 1e-303;
+    let crossing: Vec<f64> = g
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            level *= if i < 1000 { 0.977 } else { 1.0 / 0.977 };
+            p * level
+        })
+        .collect();
+    let mut walk = 8.0f64;
+    let smallest: Vec<f64> = (0..2000u64)
+        .map(|i| {
+            walk = (walk + (i * 7 % 3) as f64 - 1.0).clamp(1.0, 16.0);
+            walk * TINY
+        })
+        .collect();
+    let spiked = |spikes: [f64; 2]| -> Vec<f64> {
+        let mut x = gbm(2000, 22, 0.01);
+        for (k, i) in (90..x.len()).step_by(331).enumerate() {
+            x[i] = spikes[k % 2];
+        }
+        x
+    };
+    vec![
+        ("deep subnormal", g.iter().map(|p| p * 1e-322).collect()),
+        ("smallest subnormals", smallest),
+        ("across the smallest normal", crossing),
+        ("overflowing sums", g.iter().map(|p| p * 1e304).collect()),
+        ("huge spikes", spiked([1e307, f64::MAX])),
+        ("tiny dips", spiked([TINY, f64::MIN_POSITIVE])),
+    ]
+}
+
 /// Series on which the fast path and the reference round the most differently: noise, long
-/// flat runs at values that are not exact in binary, tick grids and huge and tiny prices.
+/// flat runs at values that are not exact in binary, tick grids and huge and tiny prices, and
+/// both ends of the f64 range ([`extreme`]).
 fn adversarial() -> Vec<(&'static str, Vec<f64>)> {
     let noise = gbm(3000, 11, 0.01);
     let tick: Vec<f64> = noise.iter().map(|p| (p * 100.0).round() / 100.0).collect();
@@ -112,6 +170,9 @@ fn adversarial() -> Vec<(&'static str, Vec<f64>)> {
             gbm(2000, 4, 0.01).iter().map(|p| p * 1e-6).collect(),
         ),
     ]
+    .into_iter()
+    .chain(extreme())
+    .collect()
 }
 
 #[test]
@@ -140,6 +201,54 @@ fn a_bound_without_the_fast_path_term_fails_the_check() {
         r > 1.0,
         "a bound 16x below the reference's share still held ({r})"
     );
+}
+
+/// The second negative control: without its underflow term the bound fails on subnormal
+/// prices, where `beta * M` rounds to (almost) nothing and the WMAs' quotients still round.
+#[test]
+fn a_bound_without_the_underflow_term_fails_on_subnormal_prices() {
+    let close: Vec<f64> = gbm(3000, 11, 0.01).iter().map(|p| p * 1e-322).collect();
+    let worst = combos()
+        .iter()
+        .map(|c| worst_ratio_with(&close, c, |b| b - UNDERFLOW_TERM))
+        .fold(0.0, f64::max);
+    assert!(
+        worst > 1.0,
+        "the bound held without its underflow term ({worst})"
+    );
+}
+
+/// The overflow guard is exercised: on these series the reference's `d` is NaN or infinite at
+/// bars no missing bar explains (a first-order bound there would certify a finite fast `d`
+/// against it), and [`worst_ratio`] has checked that every such bar's bound is `+inf`.
+#[test]
+fn the_overflow_guard_meets_overflowed_bars() {
+    for (name, close) in extreme() {
+        if !["overflowing sums", "huge spikes"].contains(&name) {
+            continue;
+        }
+        let overflowed: usize = combos()
+            .iter()
+            .map(|c| {
+                let d = reference_d(&close, c);
+                let valid = ValidClose::new(&close).expect("valid");
+                let Some((fast, bound)) = fast_d_with_bound(valid, c).expect("combo") else {
+                    return 0;
+                };
+                (0..close.len())
+                    .filter(|&i| {
+                        let masked = fast[i].is_nan() && bound[i].is_nan();
+                        !masked && !d[i].is_finite()
+                    })
+                    .inspect(|&i| assert_eq!(bound[i], f64::INFINITY, "{name} {c:?} bar {i}"))
+                    .count()
+            })
+            .sum();
+        assert!(
+            overflowed > 100,
+            "{name}: only {overflowed} overflowed bars"
+        );
+    }
 }
 
 #[test]
@@ -217,6 +326,33 @@ fn assert_rolling_identical(close: &[f64], params: &[Combo], fee: f64) {
     }
 }
 
+/// A GBM (about 50 to 200) scaled by `2^e`, `e` anywhere from `-1074` (prices of a few dozen
+/// units of the smallest subnormal) to `1016` (the largest bars near `f64::MAX`), with random NaN
+/// bars and isolated bars set to 2^-1074, the smallest normal, 1e307 or `f64::MAX`.
+fn across_the_range() -> impl Strategy<Value = Vec<f64>> {
+    let extreme = prop::sample::select(vec![TINY, f64::MIN_POSITIVE, 1e307, f64::MAX, f64::NAN]);
+    (
+        -1074i32..=1016,
+        0u64..1000,
+        prop::sample::select(vec![0.001, 0.01, 0.05]),
+        20usize..1200,
+        prop::collection::vec((0usize..1200, extreme), 0..4),
+    )
+        .prop_map(|(e, seed, sigma, n, marks)| {
+            let scale = pow2(e);
+            let mut close: Vec<f64> = gbm(n, seed, sigma).iter().map(|p| p * scale).collect();
+            for (at, v) in marks {
+                if at < n {
+                    close[at] = v;
+                }
+            }
+            if close.iter().all(|v| v.is_nan()) {
+                close[0] = 1.0;
+            }
+            close
+        })
+}
+
 fn params() -> impl Strategy<Value = Vec<Combo>> {
     let derived = (1i64..80).prop_map(derive_windows);
     let free = prop::array::uniform6(1i64..50);
@@ -283,6 +419,27 @@ proptest! {
             close.push(1.1);
         }
         assert_rolling_identical(&close, &params, 0.09);
+    }
+
+    /// Any magnitude a price may have: a GBM scaled by `2^e` for `e` from the smallest subnormal
+    /// to where the largest bar stays finite, with random NaN bars and isolated extreme bars.
+    #[test]
+    fn sweeps_are_exact_across_the_exponent_range(
+        close in across_the_range(),
+        params in params(),
+    ) {
+        assert_rolling_identical(&close, &params, 0.09);
+    }
+
+    /// The bound holds at every magnitude, and every bar past the overflow guard is left to the
+    /// exact path.
+    #[test]
+    fn the_bound_holds_across_the_exponent_range(
+        close in across_the_range(),
+        l in 1i64..80,
+    ) {
+        let r = worst_ratio(&close, &derive_windows(l), 1.0);
+        prop_assert!(r <= 1.0, "ratio {}", r);
     }
 
     /// The bound holds on random series and windows, not only on the fixed ones above.
