@@ -26,9 +26,9 @@ pub struct Row {
     pub simd: Vec<f64>,
 }
 
-/// The workloads the targets name: the lab's own sweep, its grid stretched to windows of
-/// 2,000, the gate's flat and tick-grid datasets, and 150,000 bars of a flat price with sparse
-/// single ticks.
+/// The workloads the targets name: the lab's own sweep, its grid stretched to windows of 2,000,
+/// the gate's flat and tick-grid datasets, its datasets at both ends of the f64 range, and
+/// 150,000 bars of a flat price with sparse single ticks.
 pub fn workloads(close: &[f64], params: &[Combo], fee: f64) -> Vec<Workload> {
     let long = kernel::grid(GridSpec {
         lo: 6,
@@ -51,7 +51,18 @@ pub fn workloads(close: &[f64], params: &[Combo], fee: f64) -> Vec<Workload> {
         },
     ];
     let suite = datasets::suite();
-    for name in ["flat_steps", "flat_in_noise", "tick_grid"] {
+    // The flat and tick datasets are where the bound certifies least; the extreme ones are where
+    // its range ends (subnormal prices certify through the underflow term, and bars past the
+    // overflow guard take the exact path).
+    for name in [
+        "flat_steps",
+        "flat_in_noise",
+        "tick_grid",
+        "subnormal_prices",
+        "min_normal_cross",
+        "overflow_prices",
+        "extreme_spikes",
+    ] {
         let d: &Dataset = suite.iter().find(|d| d.name == name).expect("gate dataset");
         out.push(Workload {
             name: format!("gate dataset {name}"),

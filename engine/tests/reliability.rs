@@ -323,3 +323,32 @@ fn bind_refuses_to_replace_a_regular_file_but_replaces_a_stale_socket() {
     drop(server);
     assert!(!stale.exists());
 }
+
+/// Prices at both ends of the f64 range are valid input (docs/kernel.md, "Extreme prices"): the
+/// server's default variant, `fastest`, sends back the kernel's bits, infinite PnLs included.
+#[test]
+fn extreme_prices_get_the_kernels_bits_from_the_default_variant() {
+    let config = Config {
+        variant: Config::default().variant,
+        threads: hullsweep_variants::Threads::Auto,
+        ..small_config()
+    };
+    let server = Running::unix(config);
+    let mut c = server.client();
+    let params = combos();
+    let mut spiked = series(3000);
+    for (i, v) in [(300, f64::MAX), (700, f64::from_bits(1)), (1100, 1e307)] {
+        spiked[i] = v;
+    }
+    let scaled = |k: f64| -> Vec<f64> { series(3000).iter().map(|p| p * k).collect() };
+    for (name, close) in [
+        ("subnormal", scaled(1e-322)),
+        ("overflowing", scaled(1e304)),
+        ("spiked", spiked),
+    ] {
+        let want = hullsweep_kernel::sweep(&close, &params, 0.09).unwrap();
+        let got = c.sweep(&close, &params).unwrap();
+        assert_eq!(bits(&got.pnl), bits(&want.pnl), "{name}");
+        assert_eq!(got.trades, want.trades, "{name}");
+    }
+}
