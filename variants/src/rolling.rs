@@ -575,6 +575,9 @@ fn level2(
         let end = (start + period).min(range.end);
         let big = prep.max_abs(start.saturating_sub(reach)..end);
         let thr: V = std::array::from_fn(|l| plan.threshold(big[l]));
+        // Past the overflow guard (threshold `+inf`) no bar is certified, and the margins there
+        // may be NaN, which the `<= 0` test below would miss: such a period is uncertain as a whole.
+        let guarded = thr.contains(&f64::INFINITY);
         // SAFETY (this block and the loop): positions read are in `start + 1 - w ..= loc` with
         // `w <= range.start <= start` and `loc < range.end`; `loc - from < range.len()`: all
         // inside the buffers by the asserts above.
@@ -595,7 +598,7 @@ fn level2(
                 out.emit(&hs, &h3, inv_s, inv_m, loc - from);
             }
         }
-        if margin.iter().any(|&m| m <= 0.0) {
+        if guarded || margin.iter().any(|&m| m <= 0.0) {
             uncertain.push(start - from..end - from);
         }
         start = end;
@@ -609,7 +612,8 @@ struct Out<'a> {
     signs: &'a mut [u64],
     /// Each lane's smallest `|d| - thr` so far (`<= 0` once a bar was not certified; the
     /// difference of two floats has the sign of the exact difference, so the test is exact).
-    /// A NaN margin (an uncertified lane past the overflow guard: `inf - inf`) counts as `-1`.
+    /// A margin can be NaN only past the overflow guard (`|inf| - inf`), where the threshold is
+    /// `+inf` and [`level2`] marks the whole period uncertain without looking at the margins.
     margin: &'a mut V,
 }
 
@@ -629,7 +633,6 @@ impl Out<'_> {
         let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
         let margin: V = std::array::from_fn(|l| d[l].abs() - self.thr[l]);
         for (low, &m) in self.margin.iter_mut().zip(&margin) {
-            let m = if m > 0.0 { m } else { -1.0 };
             if m < *low {
                 *low = m;
             }
