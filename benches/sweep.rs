@@ -5,7 +5,7 @@
 //!
 //! Full run: `cargo bench --bench sweep`, about 11 minutes on 2 cores. Quick mode, under 2
 //! minutes once built on an idle 2-core machine:
-//! `cargo bench --bench sweep -- --quick 'sweep_small|default/rolling'` (criterion's `--quick`
+//! `cargo bench --bench sweep -- --quick 'sweep_small|150k_x80/rolling'` (criterion's `--quick`
 //! stops each benchmark once its estimate is within 5%, and the filter, a regex over
 //! `group/variant`, picks the benchmarks; those it leaves out are not checked or run at all).
 
@@ -66,6 +66,11 @@ fn selected(id: &str) -> bool {
     true
 }
 
+/// Criterion's `--quick` is on the command line.
+fn quick() -> bool {
+    std::env::args().any(|a| a == "--quick")
+}
+
 fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Combo]) {
     let wanted = |v: Variant| selected(&format!("{group_name}/{}", v.name()));
     if !Variant::ALL.iter().any(|&v| wanted(v)) {
@@ -84,7 +89,12 @@ fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Com
         let once = start.elapsed();
         assert_identical(variant, &want, &got);
         // Ten samples of at least one iteration each, whatever the variant's speed.
-        group.measurement_time((once * 12).max(Duration::from_secs(2)));
+        group.measurement_time(if quick() {
+            // --quick stops a benchmark at this bound if its estimate is not yet within 5%.
+            (once * 3).max(Duration::from_millis(500))
+        } else {
+            (once * 12).max(Duration::from_secs(2))
+        });
         group.bench_function(BenchmarkId::from_parameter(variant.name()), |b| {
             b.iter(|| variant.sweep(black_box(close), black_box(params), FEE, Threads::Auto))
         });
