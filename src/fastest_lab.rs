@@ -214,3 +214,35 @@ pub fn to_markdown(rows: &[Row], contenders: &[Contender], rounds: usize) -> Str
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table is built from real runs: every contender checked, timed each round, and the
+    /// verdict taken against the best of the others.
+    #[test]
+    fn a_small_run_gives_one_row_per_workload_with_every_contender_timed() {
+        let close = kernel::default_close()[..3_000].to_vec();
+        let params = kernel::default_params()[..40].to_vec();
+        let mut workloads = workloads(&close, &params, 0.09);
+        workloads.truncate(2);
+        let contenders = contenders(2);
+        let rows = run(&workloads, &contenders, 3, |_| {}).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].bars, rows[0].combos), (3_000, 40));
+        assert_eq!((rows[1].bars, rows[1].combos), (3_000, 4));
+        for r in &rows {
+            assert_eq!(r.fastest_threads, 1, "a small sweep runs on one thread");
+            assert!(
+                r.times
+                    .iter()
+                    .all(|t| t.len() == 3 && t.iter().all(|&s| s > 0.0))
+            );
+            assert_ne!(r.best_single(), 0);
+        }
+        let table = to_markdown(&rows, &contenders, 3);
+        assert!(table.contains("| 3000 × 40 | 1 |"), "{table}");
+        assert!(table.contains("rolling-rayon (auto) (ms)"), "{table}");
+    }
+}
