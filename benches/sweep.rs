@@ -1,6 +1,13 @@
-//! Criterion throughput (combos/s) of every variant on the default sweep (150,000 bars x 80
-//! combos) and on a small one (10,000 bars x 8 combos). Each variant's result is checked bit for
+//! Criterion throughput of every variant on the default sweep (150,000 bars x 80 combos) and on a
+//! small one (10,000 bars x 8 combos), in combos per second (criterion prints `elem/s`: one
+//! element is one combo swept over the whole series). Each variant's result is checked bit for
 //! bit against the reference before it is timed, so a fast wrong variant cannot post a number.
+//!
+//! Full run: `cargo bench --bench sweep`, about 11 minutes on 2 cores. Quick mode, under 2
+//! minutes once built on an idle 2-core machine:
+//! `cargo bench --bench sweep -- --quick 'sweep_small|150k_x80/rolling'` (criterion's `--quick`
+//! stops each benchmark once its estimate is within 5%, and the filter, a regex over
+//! `group/variant`, picks the benchmarks; those it leaves out are not checked or run at all).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hullsweep::kernel::{self, Combo, SweepResult};
@@ -21,13 +28,60 @@ fn assert_identical(variant: Variant, want: &SweepResult, got: &SweepResult) {
     assert!(same, "{} differs from the reference", variant.name());
 }
 
+/// Whether the command line's filter (criterion's positional argument, a regex) can select `id`.
+/// Only a filter of plain alternatives (`a|b`, each matched as a substring, as the regex does) is
+/// read; any other regex selects everything, so nothing the filter runs goes unchecked.
+fn selected(id: &str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Criterion's options that take a value; the filter is the first argument that is neither
+    // an option nor such a value.
+    const VALUED: &[&str] = &[
+        "--save-baseline",
+        "--baseline",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--color",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--profile-time",
+        "--plotting-backend",
+        "--output-format",
+        "--format",
+        "--logfile",
+    ];
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if VALUED.contains(&a.as_str()) {
+            it.next();
+        } else if !a.starts_with('-') {
+            return a.contains(|c: char| ".*+?()[]{}^$\\".contains(c))
+                || a.split('|').any(|alt| id.contains(alt));
+        }
+    }
+    true
+}
+
+/// Criterion's `--quick` is on the command line.
+fn quick() -> bool {
+    std::env::args().any(|a| a == "--quick")
+}
+
 fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Combo]) {
+    let wanted = |v: Variant| selected(&format!("{group_name}/{}", v.name()));
+    if !Variant::ALL.iter().any(|&v| wanted(v)) {
+        return;
+    }
     let want = kernel::sweep(close, params, FEE).expect("reference");
     let mut group = c.benchmark_group(group_name);
     group.throughput(Throughput::Elements(params.len() as u64));
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
-    for &variant in Variant::ALL {
+    for &variant in Variant::ALL.iter().filter(|&&v| wanted(v)) {
         let start = Instant::now();
         let got = variant
             .sweep(close, params, FEE, Threads::Auto)
@@ -35,7 +89,12 @@ fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Com
         let once = start.elapsed();
         assert_identical(variant, &want, &got);
         // Ten samples of at least one iteration each, whatever the variant's speed.
-        group.measurement_time((once * 12).max(Duration::from_secs(2)));
+        group.measurement_time(if quick() {
+            // --quick stops a benchmark at this bound if its estimate is not yet within 5%.
+            (once * 3).max(Duration::from_millis(500))
+        } else {
+            (once * 12).max(Duration::from_secs(2))
+        });
         group.bench_function(BenchmarkId::from_parameter(variant.name()), |b| {
             b.iter(|| variant.sweep(black_box(close), black_box(params), FEE, Threads::Auto))
         });
@@ -60,9 +119,16 @@ fn window_length(c: &mut Criterion) {
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     for hi in [200, 2000] {
+        let id = |v: Variant| format!("window_length_30k_x80/{}/6:{hi}:80", v.name());
+        if !selected(&id(Variant::Simd)) && !selected(&id(Variant::Rolling)) {
+            continue;
+        }
         let params = kernel::grid(kernel::GridSpec { lo: 6, hi, k: 80 }).expect("grid");
         let want = kernel::sweep(close, &params, FEE).expect("reference");
         for variant in [Variant::Simd, Variant::Rolling] {
+            if !selected(&id(variant)) {
+                continue;
+            }
             let got = variant
                 .sweep(close, &params, FEE, Threads::Fixed(1))
                 .expect("sweep");

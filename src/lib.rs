@@ -7,6 +7,7 @@ pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
 pub mod datasets;
+pub mod fastest_lab;
 pub mod gate;
 pub mod io;
 pub mod lab;

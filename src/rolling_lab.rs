@@ -143,8 +143,13 @@ pub fn run(
     Ok(rows)
 }
 
-/// The section as Markdown.
-pub fn to_markdown(rows: &[Row], rounds: usize) -> String {
+/// The flamegraph of `rolling` that `scripts/gap-report` writes beside the reports.
+pub const FLAMEGRAPH: &str = "flame-variant-rolling.svg";
+
+/// The section as Markdown. `flamegraph_written`: [`FLAMEGRAPH`] exists beside the file this
+/// goes to, so it may be linked; otherwise (the terminal, a report folder without it) the text
+/// says how to draw it instead of linking a file that is not there.
+pub fn to_markdown(rows: &[Row], rounds: usize, flamegraph_written: bool) -> String {
     let median = crate::lab::median;
     let mut s = String::new();
     s += "## The rolling variant: what it certifies and what it costs\n\n";
@@ -183,10 +188,18 @@ pub fn to_markdown(rows: &[Row], rounds: usize) -> String {
              worker; each further worker adds its own scratch, O(bars) whatever the windows).\n",
             short.stats.memory_bytes as f64 / (1 << 20) as f64
         );
-        s += "Where its time goes on the default sweep: \
-              [`flame-variant-rolling.svg`](flame-variant-rolling.svg) (written beside this \
-              report by `scripts/gap-report`): the first-level recurrences, the second level \
-              with the certification test, and the event loop at class changes.\n";
+        s += &if flamegraph_written {
+            format!(
+                "Where its time goes on the default sweep: [`{FLAMEGRAPH}`]({FLAMEGRAPH}) \
+                 (written beside this report by `scripts/gap-report`): the first-level \
+                 recurrences, the second level with the certification test, and the event loop \
+                 at class changes.\n"
+            )
+        } else {
+            "Where its time goes on the default sweep: `scripts/gap-report --out DIR` draws it \
+             as a flamegraph (DIR/flame-variant-rolling.svg).\n"
+                .to_string()
+        };
     }
     s
 }

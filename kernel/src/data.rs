@@ -5,8 +5,11 @@ use crate::{Combo, KernelError};
 use std::fmt;
 use std::str::FromStr;
 
+/// Bars of the built-in series ([`default_close`]).
 pub const DEFAULT_BARS: usize = 150_000;
+/// Seed of the built-in series.
 pub const DEFAULT_SEED: u64 = 42;
+/// Per-bar volatility of the built-in series (the GBM's sigma).
 pub const DEFAULT_SIGMA: f64 = 0.001;
 /// The default grid: 80 lengths from 6 to 200.
 pub const DEFAULT_GRID: GridSpec = GridSpec {
@@ -25,8 +28,11 @@ pub fn derive_windows(l: i64) -> Combo {
 /// `k` lengths spread evenly over `[lo, hi]` (rounded half up), written `LO:HI:K`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GridSpec {
+    /// The shortest HMA length (`LO`).
     pub lo: i64,
+    /// The longest HMA length (`HI`).
     pub hi: i64,
+    /// How many lengths (`K`).
     pub k: usize,
 }
 

@@ -8,21 +8,38 @@ pub enum KernelError {
     /// The series has no bars.
     EmptySeries,
     /// A bar is `<= 0` or infinite (NaN is allowed: it is a missing bar).
-    BadPrice { index: usize, value: f64 },
+    BadPrice {
+        /// Its index in the series.
+        index: usize,
+        /// The price.
+        value: f64,
+    },
     /// A window is `< 1`.
     BadWindow {
+        /// The combo's index in the params.
         combo: usize,
+        /// The window's name ([`WINDOW_NAMES`](crate::WINDOW_NAMES)).
         field: &'static str,
+        /// The window.
         value: i64,
     },
     /// The fee is NaN or infinite.
     BadFee(f64),
     /// A params array that is not `n x 6`.
-    ParamsShape { detail: String },
+    ParamsShape {
+        /// What is wrong with it.
+        detail: String,
+    },
     /// A grid spec that cannot expand (`lo > hi`, `lo < 1`, `k < 1`, ...).
-    BadGrid { detail: String },
+    BadGrid {
+        /// Every problem with it.
+        detail: String,
+    },
     /// A generator argument out of range (no bars, a negative or infinite sigma).
-    BadGenerator { detail: String },
+    BadGenerator {
+        /// Which argument, and why.
+        detail: String,
+    },
 }
 
 impl fmt::Display for KernelError {

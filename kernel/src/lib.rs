@@ -4,6 +4,7 @@
 //! The arithmetic is deliberately naive and in the spec's order (one multiply, then one add, per
 //! window element; a fresh array per pass), because bit-identity with numba is the point.
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 mod data;
 mod error;
@@ -34,7 +35,9 @@ pub const DEFAULT_FEE_PCT: f64 = 0.09;
 /// Per-combo outputs of a sweep, in the order of the input combos.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SweepResult {
+    /// Total return of each combo in percent, net of fees (`docs/kernel.md`).
     pub pnl: Vec<f64>,
+    /// Closed trades of each combo.
     pub trades: Vec<i64>,
 }
 
@@ -47,10 +50,12 @@ impl SweepResult {
         }
     }
 
+    /// Combos in the result.
     pub fn len(&self) -> usize {
         self.pnl.len()
     }
 
+    /// No combos.
     pub fn is_empty(&self) -> bool {
         self.pnl.is_empty()
     }

@@ -4,8 +4,8 @@
 use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT};
 use hullsweep_variants::{Threads, Variant};
 use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyUntypedArray, PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
+    PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -16,7 +16,7 @@ type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 // `inspect.signature` show it (pyo3 renders a named constant as `...`); this keeps them honest.
 const _: () = assert!(DEFAULT_FEE_PCT == 0.09);
 
-/// Describes what a non-conforming argument is, for a `TypeError` that names it.
+/// Describes what a non-conforming argument is, for an error that names it.
 fn describe(obj: &Bound<'_, PyAny>) -> String {
     match obj.cast::<PyUntypedArray>() {
         Ok(a) => format!("a {}-D {} array", a.ndim(), a.dtype()),
@@ -27,49 +27,122 @@ fn describe(obj: &Bound<'_, PyAny>) -> String {
     }
 }
 
-/// `close` as a read-only view of a 1-D float64 array; a `TypeError` naming what came instead.
-fn close_view<'py>(close: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray1<'py, f64>> {
-    match close.cast::<PyArray1<f64>>() {
-        Ok(a) => a
-            .try_readonly()
-            .map_err(|e| PyValueError::new_err(e.to_string())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "close must be a 1-D float64 numpy array, got {} (convert with np.asarray(close, dtype=np.float64))",
-            describe(close)
-        ))),
+/// A numpy shape as Python prints it: `(4000,)`, `(2, 2000)`.
+fn shape(a: &Bound<'_, PyUntypedArray>) -> String {
+    match a.shape() {
+        [n] => format!("({n},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
-/// `params` as a read-only view of an n x 6 int64 array.
-fn params_view<'py>(params: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'py, i64>> {
-    match params.cast::<PyArray2<i64>>() {
-        Ok(a) => a
-            .try_readonly()
-            .map_err(|e| PyValueError::new_err(e.to_string())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "params must be an n x 6 int64 numpy array, got {} (convert with np.asarray(params, dtype=np.int64))",
-            describe(params)
-        ))),
+/// The checks `close` and `params` share, in the order that gives one exception type per kind
+/// of mistake: not an array or a wrong dtype is a `TypeError` (nothing is converted behind the
+/// caller's back), a wrong shape or a strided layout a `ValueError`; each message carries the fix
+/// that works for that mistake.
+fn check_array<'py, T: numpy::Element>(
+    obj: &Bound<'py, PyAny>,
+    name: &str,
+    want: &str,
+    np_dtype: &str,
+    ndim_fix: impl Fn(&Bound<'py, PyUntypedArray>) -> Option<String>,
+) -> PyResult<()> {
+    let Ok(a) = obj.cast::<PyUntypedArray>() else {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be {want} numpy array, got {} (convert with np.asarray({name}, dtype=np.{np_dtype}))",
+            describe(obj)
+        )));
+    };
+    if !a.dtype().is_equiv_to(&numpy::dtype::<T>(obj.py())) {
+        return Err(PyTypeError::new_err(format!(
+            "{name} must be {want} numpy array, got {} (convert with {name}.astype(np.{np_dtype}); \
+             nothing is converted implicitly, so no value is rounded behind your back)",
+            describe(obj)
+        )));
     }
+    if let Some(message) = ndim_fix(a) {
+        return Err(PyValueError::new_err(message));
+    }
+    if !a.is_c_contiguous() {
+        return Err(PyValueError::new_err(format!(
+            "{name} must be C-contiguous, got a strided {} array of shape {} (a slice with a step, \
+             a column or a transpose); pass np.ascontiguousarray({name})",
+            a.dtype(),
+            shape(a)
+        )));
+    }
+    Ok(())
+}
+
+/// `close` as a read-only view of a 1-D, C-contiguous float64 array.
+fn close_view<'py>(close: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray1<'py, f64>> {
+    check_array::<f64>(close, "close", "a 1-D float64", "float64", |a| {
+        (a.ndim() != 1).then(|| {
+            let fix = match a.shape() {
+                dims if dims.iter().filter(|&&d| d != 1).count() <= 1 => {
+                    "one series of bars: close.reshape(-1)".to_string()
+                }
+                [_, cols] => format!(
+                    "one column per call, e.g. np.ascontiguousarray(close[:, 0]) (of {cols} columns)"
+                ),
+                _ => "one series per call, e.g. np.ascontiguousarray(close[0, ...])".to_string(),
+            };
+            format!(
+                "close must be 1-D (one bar per element), got a {}-D array of shape {}; {fix}",
+                a.ndim(),
+                shape(a)
+            )
+        })
+    })?;
+    close
+        .cast::<PyArray1<f64>>()?
+        .try_readonly()
+        .map_err(|e| PyValueError::new_err(format!("close cannot be read: {e}")))
+}
+
+/// `params` as a read-only view of an n x 6, C-contiguous int64 array.
+fn params_view<'py>(params: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray2<'py, i64>> {
+    check_array::<i64>(params, "params", "an n x 6 int64", "int64", |a| {
+        let fix = match a.shape() {
+            [6] => "one combo: params.reshape(1, 6)".to_string(),
+            [n] if n % 6 == 0 => format!("{} combos of six windows: params.reshape(-1, 6)", n / 6),
+            [_, 6] => return None,
+            [_] => {
+                "six windows per combo (hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third)"
+                    .to_string()
+            }
+            [_, _] => "one row of six windows per combo (hma_n, hma_half, hma_sqrt, hma3_m, \
+                       hma3_half, hma3_third); hullsweep_rs.grid(\"LO:HI:K\") builds them"
+                .to_string(),
+            _ => "one row of six windows per combo: params.reshape(-1, 6)".to_string(),
+        };
+        Some(format!(
+            "params must be n x 6 (one row of windows per combo), got a {}-D array of shape {}; {fix}",
+            a.ndim(),
+            shape(a)
+        ))
+    })?;
+    params
+        .cast::<PyArray2<i64>>()?
+        .try_readonly()
+        .map_err(|e| PyValueError::new_err(format!("params cannot be read: {e}")))
 }
 
 fn close_slice<'a>(close: &'a PyReadonlyArray1<'_, f64>) -> PyResult<&'a [f64]> {
-    close
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("close must be a C-contiguous float64 array"))
+    close.as_slice().map_err(|_| {
+        PyValueError::new_err("close must be C-contiguous; pass np.ascontiguousarray(close)")
+    })
 }
 
 fn combos<'a>(params: &'a PyReadonlyArray2<'_, i64>) -> PyResult<&'a [Combo]> {
-    let shape = params.as_array().dim();
-    if shape.1 != 6 {
-        return Err(PyValueError::new_err(format!(
-            "params must be n x 6, got {} x {}",
-            shape.0, shape.1
-        )));
-    }
-    let flat = params
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("params must be a C-contiguous int64 array"))?;
+    let flat = params.as_slice().map_err(|_| {
+        PyValueError::new_err("params must be C-contiguous; pass np.ascontiguousarray(params)")
+    })?;
     // Same layout as the wire and .npy: rows of six i64, so this is a view, not a copy.
     Ok(bytemuck::cast_slice(flat))
 }
@@ -81,10 +154,13 @@ fn combos<'a>(params: &'a PyReadonlyArray2<'_, i64>) -> PyResult<&'a [Combo]> {
 ///     hma3_m, hma3_half, hma3_third).
 /// fee_pct: round-trip fee per closed trade, in percentage points (negative is a rebate).
 /// variant: a name from variants(), or "fastest" (the best one for this machine); every variant
-///     gives the same bits. threads: workers for the parallel variants (None = all cores).
+///     gives the same bits. threads: workers for the parallel variants (None = all cores; for
+///     "fastest" and "rolling-rayon", as many as the sweep's size pays for: one on a small one).
 ///
 /// The arrays are read in place (no copy) and the GIL is released while the sweep runs.
-/// Raises TypeError for a wrong dtype or a non-array, ValueError naming any bad value.
+/// Raises TypeError for a non-array or a wrong dtype (nothing is converted), ValueError for a
+/// wrong shape, a strided array or a bad value (price, window, fee, variant, threads); every
+/// message names the value and says the fix.
 #[pyfunction]
 #[pyo3(signature = (close, params, fee_pct = 0.09, variant = "fastest", threads = None))]
 fn sweep<'py>(
@@ -116,8 +192,9 @@ fn sweep<'py>(
     Ok((result.pnl.into_pyarray(py), result.trades.into_pyarray(py)))
 }
 
-/// Checks a series as sweep() would, without sweeping: raises TypeError for a wrong dtype and
-/// ValueError naming the first bad price (its index and value) or an empty series.
+/// Checks a series as sweep() would, without sweeping: raises TypeError for a non-array or a
+/// wrong dtype, ValueError for a wrong shape, a strided array, the first bad price (its index and
+/// value) or an empty series.
 #[pyfunction]
 fn validate_close(py: Python<'_>, close: &Bound<'_, PyAny>) -> PyResult<()> {
     let close = close_view(close)?;
@@ -126,8 +203,9 @@ fn validate_close(py: Python<'_>, close: &Bound<'_, PyAny>) -> PyResult<()> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Checks params and the fee as sweep() would, without sweeping: raises TypeError for a wrong
-/// dtype and ValueError naming the first bad window (combo, field, value) or a bad fee.
+/// Checks params and the fee as sweep() would, without sweeping: raises TypeError for a
+/// non-array or a wrong dtype, ValueError for a wrong shape, a strided array, the first bad
+/// window (combo, field, value) or a bad fee.
 #[pyfunction]
 #[pyo3(signature = (params, fee_pct = 0.09))]
 fn validate_params(params: &Bound<'_, PyAny>, fee_pct: f64) -> PyResult<()> {
@@ -157,7 +235,8 @@ fn variants() -> Vec<&'static str> {
     names()
 }
 
-/// The variant "fastest" resolves to on this machine.
+/// The variant "fastest" resolves to on this machine (with threads=None it then takes as many
+/// cores as the sweep's size pays for).
 #[pyfunction]
 fn fastest() -> &'static str {
     Variant::fastest().name()

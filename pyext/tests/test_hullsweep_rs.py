@@ -1,6 +1,8 @@
 """hullsweep_rs in-process: every variant bit-identical to the numba reference, and every bad
-input a ValueError that names it. Built by `maturin develop` (scripts/test does it)."""
+input raising the documented exception (TypeError for a non-array or a wrong dtype, ValueError
+for a wrong shape, a strided array or a bad value) with a fix that works. Built by `maturin develop` (scripts/test does it)."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -57,7 +59,6 @@ def test_defaults_and_empty_params():
         (series(), grid(), {"fee_pct": float("nan")}, "fee"),
         (series(), grid(), {"variant": "turbo"}, "turbo"),
         (series(), grid(), {"threads": 0}, "threads"),
-        (series()[::2], grid(), {}, "contiguous"),
     ],
 )
 def test_bad_inputs_raise_value_error_naming_them(close, params, kwargs, message):
@@ -65,15 +66,85 @@ def test_bad_inputs_raise_value_error_naming_them(close, params, kwargs, message
         hs.sweep(close, params, **kwargs)
 
 
-def test_wrong_dtypes_are_refused_not_converted_and_named():
-    with pytest.raises(TypeError, match="close must be a 1-D float64 .* got a 1-D float32 array"):
+def test_wrong_types_and_dtypes_raise_type_error_with_the_conversion():
+    # A wrong dtype is refused, not converted (no price silently rounded), and the message says
+    # the conversion that works: astype for an array, np.asarray for anything else.
+    with pytest.raises(TypeError, match=r"close must be a 1-D float64 .* got a 1-D float32 array "
+                                        r"\(convert with close\.astype\(np\.float64\)"):
         hs.sweep(series().astype(np.float32), grid())
-    with pytest.raises(TypeError, match="params must be an n x 6 int64 .* got a 2-D int32 array"):
+    with pytest.raises(TypeError, match=r"params must be an n x 6 int64 .* got a 2-D int32 array "
+                                        r"\(convert with params\.astype\(np\.int64\)"):
         hs.sweep(series(), grid().astype(np.int32))
-    with pytest.raises(TypeError, match="close must .* got a 2-D float64 array"):
-        hs.sweep(series().reshape(2, -1), grid())
-    with pytest.raises(TypeError, match="got a list"):
+    with pytest.raises(TypeError, match=r"got a list \(convert with np\.asarray\(close, "
+                                        r"dtype=np\.float64\)\)"):
         hs.sweep([1.0, 2.0], grid())
+    with pytest.raises(TypeError, match=r"params .* got a tuple \(convert with np\.asarray\(params"):
+        hs.sweep(series(), (20, 10, 4, 20, 10, 6))
+    # A wrong dtype and a wrong shape together: the dtype is said first, as a TypeError.
+    with pytest.raises(TypeError, match="got a 2-D float32 array"):
+        hs.validate_close(series().astype(np.float32).reshape(2, -1))
+
+
+@pytest.mark.parametrize(
+    "close, fix",
+    [
+        (series().reshape(-1, 1), r"close\.reshape\(-1\)"),
+        (series().reshape(1, -1), r"close\.reshape\(-1\)"),
+        (series().reshape(2, -1), r"np\.ascontiguousarray\(close\[:, 0\]\) \(of 2000 columns\)"),
+        (np.array(101.5), r"close\.reshape\(-1\)"),  # a 0-D array
+        (series().reshape(2, 2, -1), r"close\[0, \.\.\.\]"),
+    ],
+)
+def test_a_wrong_close_shape_is_a_value_error_with_a_reshape_hint(close, fix):
+    for call in (lambda: hs.sweep(close, grid()), lambda: hs.validate_close(close)):
+        with pytest.raises(ValueError, match=r"close must be 1-D .* of shape \(") as e:
+            call()
+        # A shape problem is not a dtype problem: no conversion is suggested for it.
+        assert "astype" not in str(e.value) and "dtype=" not in str(e.value)
+        assert re.search(fix, str(e.value)), str(e.value)
+
+
+def test_the_reshape_hints_are_fixes_that_work():
+    close = series()
+    want = hs.sweep(close, grid())
+    got = hs.sweep(close.reshape(-1, 1).reshape(-1), grid())
+    assert np.array_equal(got[1], want[1])
+    one = grid()[3]
+    with pytest.raises(ValueError, match=r"params must be n x 6 .* shape \(6,\); one combo: "
+                                         r"params\.reshape\(1, 6\)"):
+        hs.sweep(close, one)
+    assert hs.sweep(close, one.reshape(1, 6))[1][0] == want[1][3]
+    flat = grid().reshape(-1)
+    with pytest.raises(ValueError, match=r"shape \(48,\); 8 combos of six windows: "
+                                         r"params\.reshape\(-1, 6\)"):
+        hs.validate_params(flat)
+    assert np.array_equal(hs.sweep(close, flat.reshape(-1, 6))[1], want[1])
+    with pytest.raises(ValueError, match=r"params must be n x 6 .* shape \(2, 5\); one row of "
+                                         r"six windows per combo .*hullsweep_rs\.grid"):
+        hs.sweep(close, np.ones((2, 5), dtype=np.int64))
+    with pytest.raises(ValueError, match=r"shape \(5,\); six windows per combo"):
+        hs.sweep(close, np.ones(5, dtype=np.int64))
+
+
+@pytest.mark.parametrize(
+    "close, params, name",
+    [
+        (series()[::2], grid(), "close"),
+        (series()[::-1], grid(), "close"),
+        (np.stack([series(), series()], axis=1)[:, 0], grid(), "close"),
+        (series(), np.asfortranarray(grid()), "params"),
+        (series(), np.ascontiguousarray(np.hstack([grid(), grid()]))[:, :6], "params"),
+    ],
+)
+def test_a_strided_array_is_a_value_error_naming_ascontiguousarray(close, params, name):
+    with pytest.raises(ValueError, match=rf"{name} must be C-contiguous, got a strided .*; pass "
+                                         rf"np\.ascontiguousarray\({name}\)"):
+        hs.sweep(close, params)
+    # ... and the fix works, bit for bit.
+    got = hs.sweep(np.ascontiguousarray(close), np.ascontiguousarray(params))
+    want = hs.sweep(np.array(close, order="C"), np.array(params, order="C"), variant="reference")
+    assert np.array_equal(got[1], want[1])
+    assert np.array_equal(got[0].view(np.int64), want[0].view(np.int64))
 
 
 def test_signature_docstrings_and_defaults_are_visible():

@@ -348,3 +348,52 @@ def test_cli_bad_input_exits_with_the_message(tmp_path):
     assert run.returncode != 0
     assert "series 'neg'" in run.stderr and "-1" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_progress_is_a_bar_on_a_terminal_and_a_line_every_few_seconds_in_a_log(monkeypatch):
+    import io
+
+    log = io.StringIO()  # not a terminal, as stderr is under CI or redirected to a file
+    clock = iter([0.0, 1.0, 6.0, 7.0, 12.0])
+    monkeypatch.setattr(hsray.time, "monotonic", lambda: next(clock))
+    with hsray._Progress(4, True, log) as p:
+        for _ in range(4):
+            p.update(1)
+    assert log.getvalue().splitlines() == [
+        "sweep_many: 4 tasks submitted",
+        "sweep_many: 2/4 tasks done (50%, 6.0 s)",  # 5 s after the last line
+        "sweep_many: 4/4 tasks done (100%, 12.0 s)",  # and always the last one
+    ]
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Terminal()
+    monkeypatch.setattr(hsray.time, "monotonic", lambda: 0.0)
+    with hsray._Progress(4, True, tty) as p:
+        p.update(4)
+    assert "4/4" in tty.getvalue() and "\r" in tty.getvalue()  # tqdm's bar, redrawn in place
+    assert "tasks done" not in tty.getvalue()
+    quiet = io.StringIO()
+    with hsray._Progress(4, False, quiet) as p:
+        p.update(4)
+    assert quiet.getvalue() == ""
+
+
+def test_starting_ray_is_announced_with_its_cost(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(hsray.ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(hsray.ray, "init", lambda address=None: calls.append(address))
+    hsray._start_ray(None, True)
+    err = capsys.readouterr().err
+    assert "starting a local Ray (about 8 s the first time" in err, err
+    assert "Ray ready after" in err
+    hsray._start_ray("10.0.0.1:6379", True)
+    assert "connecting to the Ray cluster at 10.0.0.1:6379" in capsys.readouterr().err
+    hsray._start_ray(None, False)
+    assert capsys.readouterr().err == ""
+    assert calls == [None, "10.0.0.1:6379", None]
+    monkeypatch.setattr(hsray.ray, "is_initialized", lambda: True)
+    hsray._start_ray(None, True)  # already connected: nothing to start, nothing said
+    assert capsys.readouterr().err == "" and len(calls) == 3

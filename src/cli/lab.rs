@@ -2,6 +2,7 @@
 //! gated against numba and timed side by side.
 
 use anyhow::{Context, bail};
+use hullsweep::fastest_lab;
 use hullsweep::kernel::{DEFAULT_FEE_PCT, GridSpec};
 use hullsweep::lab::{self, Contender, LabConfig};
 use hullsweep::numba::{self, Mode, Worker};
@@ -15,7 +16,9 @@ use std::time::Duration;
 /// Each implementation is first checked against numba single-thread (the equivalence gate:
 /// equal trade counts, |ΔPnL| <= 1e-6, and whether the PnL bits are identical), then timed in
 /// interleaved rounds (the order rotates each round), and the medians are tabulated with the
-/// speed-up over numba single-thread. On first use the Python environment (.venv with numba) is
+/// speed-up over numba single-thread. Two sections follow: `rolling`'s certification and cost,
+/// and `fastest` against the best single variant on this sweep and on 10,000 × 8, 1,000 × 80 and
+/// 150,000 × 2 (without --variant). On first use the Python environment (.venv with numba) is
 /// created. Exits non-zero if any implementation fails the gate.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -124,6 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
 
     let mut table = report.to_markdown();
+    let mut file_table = table.clone();
     // The rolling variant's own section: certification, fallback cost, window length and
     // adversarial data, each against simd side by side.
     if cfg
@@ -138,12 +142,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bar.tick();
         })?;
         bar.finish_and_clear();
+        // The terminal gets no link (there is no file beside it); the report links the
+        // flamegraph only when one is there to open.
+        let section = |linked| hullsweep::rolling_lab::to_markdown(&rows, cfg.rounds, linked);
+        let beside = |p: &std::path::Path| {
+            p.parent()
+                .unwrap_or(std::path::Path::new("."))
+                .join(hullsweep::rolling_lab::FLAMEGRAPH)
+                .is_file()
+        };
+        file_table = format!(
+            "{table}\n{}",
+            section(args.out.as_deref().is_some_and(beside))
+        );
         table += "\n";
-        table += &hullsweep::rolling_lab::to_markdown(&rows, cfg.rounds);
+        table += &section(false);
+    }
+    // `fastest` against the best single variant, on the lab's sweep and three small ones.
+    if args.variants.is_empty() {
+        let machine = hullsweep::machine::Machine::detect();
+        let contenders = fastest_lab::contenders(machine.cores);
+        let workloads = fastest_lab::workloads(&cfg.close, &cfg.params, cfg.fee);
+        let bar = ProgressBar::new_spinner();
+        let rows = fastest_lab::run(&workloads, &contenders, cfg.rounds, |msg| {
+            bar.set_message(msg.to_string());
+            bar.tick();
+        })?;
+        bar.finish_and_clear();
+        let section = fastest_lab::to_markdown(&rows, &contenders, cfg.rounds);
+        table += "\n";
+        table += &section;
+        file_table += "\n";
+        file_table += &section;
     }
     println!("{table}");
     if let Some(path) = &args.out {
-        std::fs::write(path, &table).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::write(path, &file_table)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if !report.all_pass() {
         bail!("an implementation failed the equivalence gate (see the table)");

@@ -1,7 +1,111 @@
-//! Implementations of the hullsweep kernel, all behind one signature and one [`Variant`] enum.
-//! Tests, benches and the lab iterate over [`Variant::ALL`], so a new variant is one module and one line.
+//! Implementations of the hullsweep kernel, all behind one signature and one [`Variant`] enum,
+//! and the one crate to depend on to embed them: it re-exports what a caller needs from
+//! `hullsweep-kernel` (combos, the grid, the generator, the fee, the errors and the results).
+//!
+//! Every variant returns the reference's results bit for bit (not one trade differs); they
+//! differ only in speed. Tests, benches and the lab iterate over [`Variant::ALL`], so a new
+//! variant is one module and one line.
+//!
+//! # Sweep with `fastest`
+//!
+//! ```
+//! use hullsweep_variants::{DEFAULT_FEE_PCT, GridSpec, Threads, Variant, gbm, grid};
+//!
+//! // Your closes as f64 (NaN marks a missing bar); here 20,000 bars of the built-in generator.
+//! let close = gbm(20_000, 42, 0.001)?;
+//! // 80 HMA lengths from 6 to 200, each expanded to six windows (docs/kernel.md derives them).
+//! let params = grid("6:200:80".parse::<GridSpec>()?)?;
+//! let result = Variant::fastest().sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Auto)?;
+//! assert_eq!(result.len(), params.len());
+//! let best = (0..result.len()).max_by(|&a, &b| result.pnl[a].total_cmp(&result.pnl[b])).unwrap();
+//! println!("best combo {:?}: pnl {} over {} trades", params[best], result.pnl[best], result.trades[best]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`Variant::fastest`] is `rolling-rayon` on a machine with more than one core; with
+//! [`Threads::Auto`] it runs on as many cores as the sweep's size pays for and on one thread
+//! for a small sweep ([`rolling::MIN_POSITIONS_PER_WORKER`]). [`Threads::Fixed`] pins the count.
+//!
+//! # Validate once, sweep many times
+//!
+//! [`Variant::sweep`] scans the series on every call. A service that keeps a series and sweeps
+//! it again and again validates it once into a [`ValidSeries`] (owned) or [`ValidClose`]
+//! (borrowed) and calls [`Variant::sweep_valid`], which checks only the params and the fee:
+//!
+//! ```
+//! use hullsweep_variants::{DEFAULT_FEE_PCT, Threads, ValidSeries, Variant, default_params, gbm};
+//!
+//! let series = ValidSeries::new(gbm(10_000, 7, 0.001)?)?; // scanned here, once
+//! let params = default_params();
+//! let fastest = Variant::fastest();
+//! for chunk in params.chunks(20) {
+//!     let r = fastest.sweep_valid(series.view(), chunk, DEFAULT_FEE_PCT, Threads::Auto)?;
+//!     assert_eq!(r.len(), chunk.len());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Reuse scratch
+//!
+//! A sweep through [`Variant`] allocates its working memory per call (for `rolling`, about 25
+//! bytes per bar per worker, plus the results). A caller making many small single-thread
+//! sweeps of one length can own the scratch and the result instead: [`simd::sweep_into`]
+//! allocates nothing once both are sized (a counting-allocator test holds it to that).
+//!
+//! ```
+//! use hullsweep_variants::prealloc::Scratch;
+//! use hullsweep_variants::simd::{self, WmaKernel};
+//! use hullsweep_variants::{DEFAULT_FEE_PCT, SweepResult, default_params, gbm};
+//!
+//! let params = &default_params()[..8];
+//! let mut scratch = Scratch::new(5_000);
+//! let mut out = SweepResult::zeroed(params.len());
+//! for seed in 0..3 {
+//!     let close = gbm(5_000, seed, 0.001)?;
+//!     simd::sweep_into(WmaKernel::best(), &close, params, DEFAULT_FEE_PCT, &mut scratch, &mut out)?;
+//!     assert_eq!(out.len(), params.len());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Errors
+//!
+//! Every entry validates its inputs and returns a [`KernelError`] naming the bad value and where
+//! it is; nothing panics on bad data. Its `Display` is one line fit for a user:
+//!
+//! ```
+//! use hullsweep_variants::{KernelError, Threads, Variant};
+//!
+//! let close = [101.0, 102.5, -1.0, 103.0];
+//! let params = [[20, 10, 4, 20, 10, 6]];
+//! let err = Variant::fastest().sweep(&close, &params, 0.09, Threads::Auto).unwrap_err();
+//! assert_eq!(err, KernelError::BadPrice { index: 2, value: -1.0 });
+//! assert!(err.to_string().starts_with("bad price -1 at index 2"));
+//!
+//! let err = Variant::fastest().sweep(&[100.0; 50], &[[20, 10, 0, 20, 10, 6]], 0.09, Threads::Auto);
+//! assert!(matches!(err, Err(KernelError::BadWindow { combo: 0, field: "hma_sqrt", value: 0 })));
+//! assert!(matches!(Variant::Rolling.sweep(&[1.0], &[], f64::NAN, Threads::Auto), Err(KernelError::BadFee(_))));
+//! ```
+//!
+//! # Resumable sweeps
+//!
+//! A sweep that can be stopped and resumed (with its progress) is documented here once it is
+//! part of this crate.
+//!
+//! # Examples
+//!
+//! `variants/examples/embed.rs` is the smallest program embedding `fastest`
+//! (`cargo run --release -p hullsweep-variants --example embed`), and `http_json.rs` serves it
+//! as a small HTTP JSON endpoint (`--example http_json`; a test starts it and sends a request).
+#![deny(missing_docs)]
 
-use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
+pub use hullsweep_kernel as kernel;
+pub use hullsweep_kernel::{
+    Combo, DEFAULT_BARS, DEFAULT_FEE_PCT, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec,
+    KernelError, SweepResult, ValidClose, ValidSeries, WINDOW_NAMES, default_close, default_params,
+    derive_windows, gbm, grid, validate_close, validate_fee, validate_params,
+    validate_params_and_fee, window,
+};
 
 pub mod checked;
 pub mod prealloc;
@@ -13,7 +117,8 @@ pub mod unchecked;
 /// Worker threads for variants that parallelise over combos; single-thread variants ignore it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
-    /// All available cores.
+    /// All available cores; `rolling-rayon` (and so `fastest`) takes only as many of them as the
+    /// sweep's size pays for ([`rolling::MIN_POSITIONS_PER_WORKER`]).
     Auto,
     /// Exactly this many (at least 1).
     Fixed(usize),
@@ -89,11 +194,15 @@ impl Variant {
         Variant::ALL.iter().copied().find(|v| v.name() == name)
     }
 
-    /// The best variant for this machine. Rule: [`Variant::RollingRayon`] when the OS reports
-    /// more than one core, otherwise [`Variant::Rolling`] (the same work without the pool).
-    /// `rolling` does O(1) work per bar where the others do O(window); on data its bound cannot
-    /// certify it falls back to the same SIMD arithmetic `simd` runs, so it is never far behind
-    /// (the lab's rolling section measures both cases side by side).
+    /// The best variant for this machine and any sweep: [`Variant::RollingRayon`] when the OS
+    /// reports more than one core, otherwise [`Variant::Rolling`] (the same code without the
+    /// pool). Run with [`Threads::Auto`], `rolling-rayon` takes as many cores as the sweep's size
+    /// pays for (the cost model: [`rolling::MIN_POSITIONS_PER_WORKER`]), so on a small sweep it
+    /// runs on one thread, instruction for instruction `rolling`; [`rolling::planned_workers`]
+    /// says how many it will take. `rolling` does O(1) work per bar where the others do
+    /// O(window); on data its bound cannot certify it falls back to the same SIMD arithmetic
+    /// `simd` runs, so it is never far behind (the lab's rolling section measures both cases
+    /// side by side, and its "fastest" table this rule against the best single variant).
     pub fn fastest() -> Variant {
         if rayon::thread_count(Threads::Auto) > 1 {
             Variant::RollingRayon

@@ -1018,6 +1018,7 @@ pub fn sweep_with_stats(
         })
         .collect();
     let prep = Prepared::new(close, &plans);
+    let threads = Threads::Fixed(workers(&routes, params, close.len(), prep.pad, threads));
     let mut result = SweepResult::zeroed(params.len());
     let mut stats = Stats::default();
     let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
@@ -1047,6 +1048,63 @@ pub fn sweep_with_stats(
         }
     }
     Ok((result, stats))
+}
+
+/// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
+/// beyond the first needs at least this many positions of fast-path work, where a combo is
+/// `bars + 8 × lookback` positions. Below that, waking a pool thread and giving it a scratch of
+/// its own (about 25 bytes per bar, zeroed) costs about what it saves: on the lab's 2-core
+/// machine (`examples/fastest_ab.rs`, `hullsweep lab`'s "fastest" table) one thread wins on
+/// 10,000 bars × 8 combos, 1,000 × 80 and 150,000 × 2, and every core on the default sweep
+/// (150,000 × 80). The model counts work in positions, not seconds, so it holds on a faster or
+/// slower core alike: the work and the per-worker overhead both scale with the core.
+///
+/// [`Variant::fastest`]: crate::Variant::fastest
+pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 20;
+
+/// Workers the sweep of `params` over `n_bars` bars runs on: `Fixed(n)` is `n` (at most one per
+/// combo); `Auto` is as many of the OS's cores as [`MIN_POSITIONS_PER_WORKER`] says pay, at
+/// least one.
+pub fn planned_workers(n_bars: usize, params: &[Combo], threads: Threads) -> usize {
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, n_bars)).collect();
+    let pad = routes
+        .iter()
+        .filter_map(|r| match r {
+            Route::Fast(p) => Some(p.w1 + p.w2),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    workers(&routes, params, n_bars, pad, threads)
+}
+
+/// [`planned_workers`] over routes already taken, with the prepared series' lookback `pad`.
+fn workers(
+    routes: &[Route],
+    params: &[Combo],
+    n_bars: usize,
+    pad: usize,
+    threads: Threads,
+) -> usize {
+    let combos = params.len().max(1);
+    let Threads::Auto = threads else {
+        return crate::rayon::thread_count(threads).min(combos);
+    };
+    let positions = n_bars.div_ceil(LANES).max(1) * LANES + pad * LANES;
+    let work: usize = routes
+        .iter()
+        .zip(params)
+        .map(|(r, c)| match r {
+            Route::AllNan => 0,
+            Route::Fast(_) => positions,
+            // The SIMD pipeline: about one position's work per 8 window elements per bar.
+            Route::Direct => n_bars.saturating_mul(crate::rayon::combo_cost(c, n_bars)) / LANES,
+        })
+        .fold(0, usize::saturating_add);
+    let pays = (work / MIN_POSITIONS_PER_WORKER).max(1);
+    crate::rayon::thread_count(Threads::Auto)
+        .min(combos)
+        .min(pays)
 }
 
 /// The [`SweepFn`](crate::SweepFn) entry, single thread: the best tier for this CPU.

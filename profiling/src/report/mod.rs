@@ -2,7 +2,7 @@
 //! dumps and a flamegraph, then writes `gap.md` and SVG charts; every number in it is measured here.
 //!
 //! This module measures and assembles; each section of `gap.md` is its own module below (named
-//! after the section), which renders its Markdown from the measured [`Inputs`].
+//! after the section), which renders its Markdown from the measured `Inputs`.
 
 mod apple;
 mod counts;

@@ -13,13 +13,22 @@ def sweep(
     variant: str = "fastest",
     threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """Sweeps every combo over the series: returns (pnl float64[n], trades int64[n])."""
+    """Sweeps every combo over the series: returns (pnl float64[n], trades int64[n]).
+
+    close: 1-D float64, C-contiguous; params: n x 6 int64, C-contiguous.
+    Raises TypeError for a non-array or a wrong dtype (the message says the conversion:
+    np.asarray(x, dtype=...) or x.astype(...); nothing is converted implicitly); ValueError for
+    a wrong shape (with the reshape that fixes it), a strided array (np.ascontiguousarray(x)),
+    or a bad price, window, fee, variant or thread count (named, with where it is).
+    """
 
 def validate_close(close: npt.NDArray[np.float64]) -> None:
-    """Checks a series as sweep() would; raises ValueError naming the first bad price."""
+    """Checks a series as sweep() would: TypeError for a non-array or a wrong dtype, ValueError
+    for a wrong shape, a strided array or the first bad price (named, with its index)."""
 
 def validate_params(params: npt.NDArray[np.int64], fee_pct: float = 0.09) -> None:
-    """Checks params and the fee as sweep() would; raises ValueError naming the first bad window."""
+    """Checks params and the fee as sweep() would: TypeError for a non-array or a wrong dtype,
+    ValueError for a wrong shape, a strided array, the first bad window or a bad fee."""
 
 def variants() -> list[str]:
     """The names sweep() accepts for variant, besides "fastest"."""

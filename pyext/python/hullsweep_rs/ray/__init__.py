@@ -18,6 +18,7 @@ import csv
 import math
 import numbers
 import os
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,6 +56,8 @@ TARGET_TASK_S = 0.25
 MIN_TASK_S = 0.05
 #: Retries of a task whose worker process or node dies (system failures, not bad input).
 MAX_RETRIES = 5
+#: Without a terminal (a log file, CI), progress is one line this often instead of a bar.
+LOG_EVERY_S = 5.0
 # The cost probe: at most this many bars of the longest series and this many combos.
 _PROBE_BARS = 50_000
 _PROBE_COMBOS = 16
@@ -221,6 +224,66 @@ def _sweep_chunk(close, params, start, stop, fee_pct, variant):
     return _hs.sweep(close, params[start:stop], fee_pct, variant=variant, threads=1)
 
 
+def _say(line: str, stream=None) -> None:
+    print(line, file=stream or sys.stderr, flush=True)
+
+
+class _Progress:
+    """Progress over tasks: a tqdm bar on a terminal or in a notebook (tqdm.auto's widget);
+    otherwise (a log file, CI) one plain line every LOG_EVERY_S seconds and one at the end, so a
+    log gets a readable trail instead of thousands of bar redraws."""
+
+    def __init__(self, total: int, enabled: bool, stream=None):
+        self.stream = stream or sys.stderr
+        self.total, self.done, self.enabled = total, 0, enabled
+        isatty = getattr(self.stream, "isatty", None)
+        self.bar = None
+        notebook = tqdm.__module__.endswith("notebook")
+        if enabled and (notebook or (callable(isatty) and isatty())):
+            self.bar = tqdm(total=total, unit="task", desc="sweep_many", dynamic_ncols=True,
+                            file=self.stream)
+        self.start = self.last = time.monotonic()
+        if enabled and self.bar is None:
+            _say(f"sweep_many: {total} tasks submitted", self.stream)
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+            return
+        now = time.monotonic()
+        if self.enabled and n and (now - self.last >= LOG_EVERY_S or self.done == self.total):
+            self.last = now
+            _say(f"sweep_many: {self.done}/{self.total} tasks done "
+                 f"({100 * self.done / max(self.total, 1):.0f}%, {now - self.start:.1f} s)",
+                 self.stream)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        if self.bar is not None:
+            self.bar.close()
+        return False
+
+
+def _start_ray(address: str | None, announce: bool) -> None:
+    """ray.init, said aloud: a local Ray takes seconds to start (about 8 s the first time in a
+    process on a 2-core machine), which would otherwise look like a hang."""
+    if ray.is_initialized():
+        return
+    if announce:
+        if address is None:
+            _say("sweep_many: starting a local Ray (about 8 s the first time; pass address= or "
+                 "call ray.init() yourself to reuse a running one)")
+        else:
+            _say(f"sweep_many: connecting to the Ray cluster at {address}")
+    start = time.perf_counter()
+    ray.init(address=address)
+    if announce:
+        _say(f"sweep_many: Ray ready after {time.perf_counter() - start:.1f} s")
+
+
 class _cancel_on_error:
     """Cancels the tasks still pending when the gathering loop raises (or is interrupted), so a
     failed sweep does not leave the cluster busy with work nobody will read."""
@@ -259,7 +322,8 @@ def sweep_many(
         ("HOST:6379" of a `ray start --head`, "ray://HOST:10001", "auto"). If this process is
         already connected to Ray (ray.init() was called), that connection is used as it is.
     chunk_combos: combos per task; None sizes chunks from a measured probe (module doc).
-    progress: a tqdm bar over tasks on stderr.
+    progress: progress on stderr: a tqdm bar over tasks on a terminal, otherwise one line every
+        LOG_EVERY_S seconds; and a line before and after starting Ray (seconds on first call).
 
     Results come back in the input combo order, bit-identical to hullsweep_rs.sweep(close,
     params, fee_pct) for each series. Every input is checked before any task is submitted: a bad
@@ -274,8 +338,7 @@ def sweep_many(
         }
     sec = 0.0 if chunk_combos is not None else _seconds_per_combo_bar(closes, params, fee_pct,
                                                                         variant)
-    if not ray.is_initialized():
-        ray.init(address=address)
+    _start_ray(address, progress)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     chunks = plan_chunks({k: len(v) for k, v in closes.items()}, n, sec, cpus, chunk_combos)
 
@@ -290,8 +353,7 @@ def sweep_many(
             task = _sweep_chunk.remote(ref, params_ref, start, stop, fee_pct, variant)
             pending[task] = (name, start, stop)
 
-    with tqdm(total=len(pending), disable=not progress, unit="task", desc="sweep_many",
-              dynamic_ncols=True) as bar, _cancel_on_error(pending):
+    with _Progress(len(pending), progress) as bar, _cancel_on_error(pending):
         while pending:
             done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0.2)
             for ref in done:

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="combos per task (default: sized from a measured probe)")
     ap.add_argument("--out", metavar="FILE", default=None,
                     help="CSV to write (default: standard output)")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every few seconds in a log)")
     args = ap.parse_args(argv)
 
     files = series_files(args.data)
