@@ -1,0 +1,145 @@
+//! `rolling`, the event loop: NaN bars masked, fallback bars settled, and the stop-and-reverse
+//! loop run only at the bars where the class of `d` may change.
+
+use super::*;
+
+/// The class of a `d`, as the event loop sees it: `> 0`, `< 0`, `== 0` or NaN. The fast path
+/// writes the first two (a certified `d` is nonzero) as `u8::from(d < 0.0)`.
+#[inline]
+pub(super) fn class(d: f64) -> u8 {
+    if d > 0.0 {
+        0
+    } else if d < 0.0 {
+        1
+    } else if d == 0.0 {
+        2
+    } else {
+        3
+    }
+}
+
+/// Calls `f(i, pos)` for each bar `i` of `bars`, with `pos` its position in a transposed per-bar
+/// buffer (`dt`) of `q` bars per lane, walking the lanes instead of dividing per bar.
+#[inline]
+pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, usize)) {
+    if bars.is_empty() {
+        return;
+    }
+    let (mut l, mut k) = (bars.start / q, bars.start % q);
+    for i in bars {
+        f(i, k * LANES + l);
+        k += 1;
+        if k == q {
+            (l, k) = (l + 1, 0);
+        }
+    }
+}
+
+/// One combo on the fast path: (pnl, trades), bit-identical to the reference.
+pub(super) fn run_fast(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    stats: &mut Stats,
+) -> (f64, i64) {
+    fast_d_on(tier, prep, plan, scratch);
+    let close = prep.close;
+    let (n, q, weff) = (close.len(), prep.q, plan.weff);
+    let (dt, signs) = (&mut scratch.dt, &mut scratch.signs);
+    // Sets the class byte of the bar at `pos` of `dt`.
+    let set = |signs: &mut [u64], pos: usize, c: u8| {
+        let (word, byte) = (pos / LANES, 8 * (pos % LANES));
+        signs[word] = signs[word] & !(0xff << byte) | u64::from(c) << byte;
+    };
+    // The reference's NaN bars: fewer than `weff` bars since a NaN (or the start).
+    let mut masked = 0;
+    let mut done = 0;
+    let lead = std::iter::once((0, weff - 1));
+    for (p, end) in lead.chain(prep.nans.iter().map(|&p| (p, p + weff))) {
+        let end = end.min(n);
+        for_bars(p.max(done)..end, q, |_, pos| {
+            dt[pos] = f64::NAN;
+            set(signs, pos, class(f64::NAN));
+        });
+        masked += end.saturating_sub(p.max(done));
+        done = done.max(end);
+    }
+    stats.bars += (n - masked) as u64;
+    // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
+    // Lane by lane, so the bars come out in order (lane `l` holds bars `l q .. (l + 1) q`).
+    scratch.fallback.clear();
+    for l in 0..LANES {
+        for r in &scratch.uncertain {
+            for k in r.clone() {
+                let i = l * q + k;
+                if dt[k * LANES + l] == UNCERTIFIED && i < n {
+                    scratch.fallback.push(i);
+                }
+            }
+        }
+    }
+    stats.fallback_bars += scratch.fallback.len() as u64;
+    // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap
+    // of one long window, so closer ones are cheaper together.
+    let gap = plan.w1.max(plan.w2);
+    // The fallback's buffers are sized on a worker's first fallback: certified data never
+    // pays for them (six series' worth of memory to fault in and zero).
+    if !scratch.fallback.is_empty() && scratch.d.len() < n {
+        scratch.d.resize(n, 0.0);
+        scratch.reference.reserve(n);
+    }
+    let mut k = 0;
+    while k < scratch.fallback.len() {
+        let start = scratch.fallback[k];
+        let mut end = start + 1;
+        k += 1;
+        while k < scratch.fallback.len() && scratch.fallback[k] - end < gap {
+            end = scratch.fallback[k] + 1;
+            k += 1;
+        }
+        // Long stretches in tiles, so the buffers stay in cache.
+        let mut t0 = start;
+        while t0 < end {
+            let t1 = (t0 + prealloc::TILE).min(end);
+            reference_d(
+                close,
+                plan,
+                kernel,
+                &mut scratch.reference,
+                t0..t1,
+                &mut scratch.d,
+            );
+            for_bars(t0..t1, q, |i, pos| {
+                dt[pos] = scratch.d[i];
+                set(signs, pos, class(scratch.d[i]));
+            });
+            t0 = t1;
+        }
+        stats.recomputed_bars += (end - start) as u64;
+    }
+    // Every bar now has a d of the reference's class, and a bar of the same class as the one
+    // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
+    // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
+    for e in &mut scratch.events {
+        e.clear();
+    }
+    for k in 1..q {
+        let mut diff = signs[k] ^ signs[k - 1];
+        while diff != 0 {
+            scratch.events[diff.trailing_zeros() as usize / 8].push(k);
+            diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
+        }
+    }
+    let mut bt = Backtest::new();
+    for (l, lane) in close.chunks(q).enumerate() {
+        bt.step(lane[0], dt[l], fee_pct);
+        // The last lane may end before `q`; the positions past the series are not bars.
+        for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
+            bt.step(lane[k], dt[k * LANES + l], fee_pct);
+        }
+    }
+    (bt.pnl, bt.trades)
+}

@@ -1,0 +1,363 @@
+//! `rolling`: the exact O(1)-per-bar variant. Every WMA is a rolling recurrence, with a proven
+//! bound on how far its `d = hma - hma3` can be from the reference's; bars the bound cannot
+//! certify are recomputed with the reference's arithmetic, so every trade is the reference's.
+//!
+//! The derivation of the bound, with every constant, is in `variants/src/rolling.md` (and
+//! below, as this module's documentation).
+//!
+//! # Stages
+//! One file each: `prepare` (the series transposed into lanes, once per sweep), `certify` (each
+//! combo's plan, bound and threshold), `lanes` (the fast path and the certification test),
+//! `fallback` (the reference's arithmetic on uncertified bars) and `events` (the event loop at
+//! class changes); this file holds the scratch, the stats and the entry points.
+//!
+//! # Layout
+//! The fast path runs 8 contiguous stretches of the series side by side, one per SIMD lane: the
+//! close series is stored transposed once per sweep (`ct[loc * 8 + lane]`), so a window's oldest
+//! and newest values are plain vector loads for all 8 stretches at once, and the recurrence's
+//! loop-carried additions (one per WMA per bar) are spread over 8 independent lanes. Each lane
+//! restarts its recurrences every few window lengths, which bounds the rounding they carry.
+#![doc = include_str!("../rolling.md")]
+
+mod certify;
+mod events;
+mod fallback;
+mod lanes;
+mod prepare;
+
+pub use certify::{Plan, UNDERFLOW_TERM};
+
+use certify::*;
+use events::*;
+use fallback::*;
+use lanes::*;
+use prepare::*;
+
+use crate::Threads;
+use crate::prealloc::{self, Backtest};
+use crate::simd::{Tier, WmaKernel};
+use hullsweep_kernel::{
+    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+};
+use std::ops::Range;
+
+/// Stretches of the series computed side by side (one per lane of an AVX-512 vector; AVX2,
+/// SSE2 and NEON run the same code as 2 or 4 vectors).
+pub const LANES: usize = 8;
+type V = [f64; LANES];
+
+/// Counts of one sweep: how much of it the bound certified.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Bar-combos with a defined `d` (the reference's non-NaN bars).
+    pub bars: u64,
+    /// Of those, the ones the bound could not certify; each got the reference's own `d`.
+    pub fallback_bars: u64,
+    /// Bars recomputed with the reference's arithmetic (fallback bars, the gaps between nearby
+    /// ones and the windows' lookback): the fallback's cost in bars.
+    pub recomputed_bars: u64,
+    /// Combos run whole on the SIMD pipeline (windows too long for the bound).
+    pub direct_combos: u64,
+    /// Combos whose every bar is NaN (a window longer than the series): no work at all.
+    pub all_nan_combos: u64,
+    /// Working memory the sweep held at its peak, in bytes: the prepared series shared by the
+    /// workers plus each worker's scratch (the results themselves not included).
+    pub memory_bytes: u64,
+}
+
+impl Stats {
+    fn add(&mut self, o: &Stats) {
+        self.bars += o.bars;
+        self.fallback_bars += o.fallback_bars;
+        self.recomputed_bars += o.recomputed_bars;
+        self.direct_combos += o.direct_combos;
+        self.all_nan_combos += o.all_nan_combos;
+        self.memory_bytes += o.memory_bytes;
+    }
+
+    /// Fraction of defined bars the bound certified (1 when there are none).
+    pub fn certified_fraction(&self) -> f64 {
+        if self.bars == 0 {
+            1.0
+        } else {
+            1.0 - self.fallback_bars as f64 / self.bars as f64
+        }
+    }
+}
+
+/// Working memory of one worker: O(bars), whatever the windows (faer-style scratch).
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// First-level differences `2a - b` and `3c - dd - e`, transposed like `ct`.
+    pub(super) d1: Vec<f64>,
+    pub(super) d3: Vec<f64>,
+    /// Fast `d` (or [`UNCERTIFIED`]), transposed, one per bar of each lane.
+    pub(super) dt: Vec<f64>,
+    /// The reference's `d` of fallback stretches, in bar order, before it goes into `dt`.
+    pub(super) d: Vec<f64>,
+    /// Per position of `dt`, byte `l`: the class of lane `l`'s `d` ([`class`]; the fast path
+    /// writes 0 or 1, and NaN and fallback bars get theirs when their `d` is settled).
+    pub(super) signs: Vec<u64>,
+    /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
+    /// bar before it: the only bars the event loop needs to see.
+    pub(super) events: [Vec<usize>; LANES],
+    /// Ranges of `dt` positions that hold an [`UNCERTIFIED`] bar.
+    pub(super) uncertain: Vec<Range<usize>>,
+    /// Positions of the uncertified bars, in order.
+    pub(super) fallback: Vec<usize>,
+    /// Buffers for the reference's arithmetic on fallback stretches.
+    pub(super) reference: prealloc::Scratch,
+}
+
+impl Scratch {
+    /// Bytes this holds (capacity, so growth during the sweep counts).
+    pub(super) fn bytes(&self) -> usize {
+        let f = std::mem::size_of::<f64>();
+        let v = |c: usize| c * f;
+        v(self.d1.capacity())
+            + v(self.d3.capacity())
+            + v(self.dt.capacity())
+            + v(self.d.capacity())
+            + v(self.signs.capacity())
+            + self.events.iter().map(|e| v(e.capacity())).sum::<usize>()
+            + self.uncertain.capacity() * std::mem::size_of::<Range<usize>>()
+            + v(self.fallback.capacity())
+            + v(self.reference.n_bars() * prealloc::BUFFERS)
+    }
+
+    pub(super) fn fit(&mut self, prep: &Prepared<'_>) {
+        let len = (prep.pad + prep.q) * LANES;
+        self.d1.resize(len, 0.0);
+        self.d3.resize(len, 0.0);
+        self.dt.resize(prep.q * LANES, 0.0);
+        self.signs.resize(prep.q, 0);
+    }
+}
+
+/// Runs the combos `order` (indices into `params`) with one scratch, into `(k, pnl, trades)`.
+#[allow(clippy::too_many_arguments)]
+fn run_combos(
+    prep: &Prepared<'_>,
+    params: &[Combo],
+    routes: &[Route],
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    direct: &mut prealloc::Scratch,
+    stats: &mut Stats,
+    k: usize,
+) -> (f64, i64) {
+    match &routes[k] {
+        Route::AllNan => {
+            stats.all_nan_combos += 1;
+            (0.0, 0)
+        }
+        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats),
+        Route::Direct => {
+            stats.direct_combos += 1;
+            direct.reserve(prep.close.len());
+            prealloc::run_combo_with(
+                prep.close,
+                &params[k],
+                fee_pct,
+                direct.as_mut_slice(),
+                |x, w, o, r| kernel.wma_range(x, w, o, r),
+            )
+        }
+    }
+}
+
+/// The sweep with its [`Stats`], on `threads` workers (combos handed out dynamically, most
+/// expensive first, as in [`rayon`](crate::rayon)), with the fast path compiled for `tier`
+/// and the fallback on the SIMD WMA `kernel`. Tests force every tier through this.
+pub fn sweep_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+) -> Result<(SweepResult, Stats), KernelError> {
+    validate_params_and_fee(params, fee_pct)?;
+    let close = close.bars();
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
+    let plans: Vec<Option<Plan>> = routes
+        .iter()
+        .map(|r| match r {
+            Route::Fast(p) => Some(*p),
+            _ => None,
+        })
+        .collect();
+    let prep = Prepared::new(close, &plans);
+    let threads = Threads::Fixed(workers(&routes, params, close.len(), prep.pad, threads));
+    let mut result = SweepResult::zeroed(params.len());
+    let mut stats = Stats::default();
+    let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
+        run_combos(
+            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k,
+        )
+    };
+    let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
+        let mut scratch = Scratch::default();
+        scratch.fit(&prep);
+        let mut direct = prealloc::Scratch::new(0);
+        let mut stats = Stats::default();
+        let mut done = Vec::new();
+        while let Some(k) = next() {
+            let (pnl, trades) = run(&mut scratch, &mut direct, &mut stats, k);
+            done.push((k, pnl, trades));
+        }
+        stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
+        (done, stats)
+    });
+    stats.memory_bytes = prep.bytes() as u64;
+    for (worker, s) in done {
+        stats.add(&s);
+        for (k, pnl, trades) in worker {
+            result.pnl[k] = pnl;
+            result.trades[k] = trades;
+        }
+    }
+    Ok((result, stats))
+}
+
+/// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
+/// beyond the first needs at least this many positions of fast-path work, where a combo is
+/// `bars + 8 × lookback` positions. Below that, waking a pool thread and giving it a scratch of
+/// its own (about 25 bytes per bar, zeroed) costs about what it saves: on the lab's 2-core
+/// machine (`examples/fastest_ab.rs`, `hullsweep lab`'s "fastest" table) one thread wins on
+/// 10,000 bars × 8 combos, 1,000 × 80 and 150,000 × 2, and every core on the default sweep
+/// (150,000 × 80). The model counts work in positions, not seconds, so it holds on a faster or
+/// slower core alike: the work and the per-worker overhead both scale with the core.
+///
+/// [`Variant::fastest`]: crate::Variant::fastest
+pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 20;
+
+/// Workers the sweep of `params` over `n_bars` bars runs on: `Fixed(n)` is `n` (at most one per
+/// combo); `Auto` is as many of the OS's cores as [`MIN_POSITIONS_PER_WORKER`] says pay, at
+/// least one.
+pub fn planned_workers(n_bars: usize, params: &[Combo], threads: Threads) -> usize {
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, n_bars)).collect();
+    let pad = routes
+        .iter()
+        .filter_map(|r| match r {
+            Route::Fast(p) => Some(p.w1 + p.w2),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    workers(&routes, params, n_bars, pad, threads)
+}
+
+/// [`planned_workers`] over routes already taken, with the prepared series' lookback `pad`.
+fn workers(
+    routes: &[Route],
+    params: &[Combo],
+    n_bars: usize,
+    pad: usize,
+    threads: Threads,
+) -> usize {
+    let combos = params.len().max(1);
+    let Threads::Auto = threads else {
+        return crate::rayon::thread_count(threads).min(combos);
+    };
+    let positions = n_bars.div_ceil(LANES).max(1) * LANES + pad * LANES;
+    let work: usize = routes
+        .iter()
+        .zip(params)
+        .map(|(r, c)| match r {
+            Route::AllNan => 0,
+            Route::Fast(_) => positions,
+            // The SIMD pipeline: about one position's work per 8 window elements per bar.
+            Route::Direct => n_bars.saturating_mul(crate::rayon::combo_cost(c, n_bars)) / LANES,
+        })
+        .fold(0, usize::saturating_add);
+    let pays = (work / MIN_POSITIONS_PER_WORKER).max(1);
+    crate::rayon::thread_count(Threads::Auto)
+        .min(combos)
+        .min(pays)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry, single thread: the best tier for this CPU.
+pub fn sweep(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+) -> Result<SweepResult, KernelError> {
+    sweep_par(close, params, fee_pct, Threads::Fixed(1))
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers.
+pub fn sweep_par(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+) -> Result<SweepResult, KernelError> {
+    sweep_with_stats(
+        close,
+        params,
+        fee_pct,
+        threads,
+        Tier::best(),
+        WmaKernel::best(),
+    )
+    .map(|(r, _)| r)
+}
+
+/// The two parts of a combo's bound coefficient, `(fast, reference)`: the fast path's distance
+/// from the exact `d` and the reference's, per unit of max |close| (their sum, with the slack,
+/// is [`Plan::beta`]). `None` when the combo does not take the fast path. Tests use the parts
+/// to show the bound test bites: the reference's part alone does not cover the fast path.
+pub fn bound_parts(combo: &Combo, n_bars: usize) -> Option<(f64, f64)> {
+    let Route::Fast(p) = Plan::route(combo, n_bars) else {
+        return None;
+    };
+    let (fast, reference) = bound_split(p.h, p.n, p.s, p.m, p.h3, p.t, p.period);
+    Some((fast * SLACK, reference * SLACK))
+}
+
+/// The fast `d` of every bar and the bound at that bar (see [`fast_d_with_bound`]).
+pub type FastD = (Vec<f64>, Vec<f64>);
+
+/// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at
+/// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order.
+/// The bound is `+inf` where the overflow guard fails: there the fast `d` may be anything (even
+/// NaN or infinite) and the sweep takes the exact path. `None` when the combo does not take the
+/// fast path (all NaN, or windows too long).
+pub fn fast_d_with_bound(
+    close: ValidClose<'_>,
+    combo: &Combo,
+) -> Result<Option<FastD>, KernelError> {
+    validate_params_and_fee(std::slice::from_ref(combo), 0.0)?;
+    let close = close.bars();
+    let Route::Fast(mut plan) = Plan::route(combo, close.len()) else {
+        return Ok(None);
+    };
+    let prep = Prepared::new(close, &[Some(plan)]);
+    let mut scratch = Scratch::default();
+    scratch.fit(&prep);
+    let bound_plan = plan;
+    // A coefficient of -inf makes every threshold -inf (M > 0; M = 0 only where every bar of the
+    // reach is NaN, all masked below) and lifts the overflow guard, so `dt` keeps every fast d.
+    plan.beta = f64::NEG_INFINITY;
+    plan.m_max = f64::INFINITY;
+    fast_d_on(Tier::best(), &prep, &plan, &mut scratch);
+    let q = prep.q;
+    let reach = 2 * plan.period + plan.w1 + plan.w2;
+    let mut d = vec![f64::NAN; close.len()];
+    let mut bound = vec![f64::NAN; close.len()];
+    for i in 0..close.len() {
+        let (l, k) = (i / q, i % q);
+        if (prep.since_nan[i] as usize) >= plan.weff {
+            d[i] = scratch.dt[k * LANES + l];
+            // The same M the sweep uses: the block maxima over the period's reach.
+            let start = prep.pad + k - k % plan.period;
+            let end = (start + plan.period).min(prep.pad + q);
+            bound[i] = bound_plan.threshold(prep.max_abs(start.saturating_sub(reach)..end)[l]);
+        }
+    }
+    Ok(Some((d, bound)))
+}
