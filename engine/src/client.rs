@@ -17,6 +17,8 @@ pub enum ClientError {
     /// The server answered with an error frame; this is its message.
     #[error("server error: {0}")]
     Server(String),
+    /// Connecting, writing the request or reading the reply failed, including a timeout or
+    /// the server closing the connection (as it does after a frame error).
     #[error("i/o error talking to the engine: {0}")]
     Io(#[from] io::Error),
     /// The request cannot be expressed in protocol v1, or the reply did not match it.
@@ -51,6 +53,8 @@ impl Client {
         }
     }
 
+    /// Connects to a server listening on the Unix socket at `path` (`hullsweep serve --unix PATH`).
+    /// Fails with [`ClientError::Io`] when nothing listens there or the socket is not ours to open.
     pub fn connect_unix(path: impl AsRef<Path>) -> Result<Client, ClientError> {
         let s = UnixStream::connect(path)?;
         let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
@@ -58,6 +62,8 @@ impl Client {
         Ok(c)
     }
 
+    /// Connects to a server over TCP, with Nagle's algorithm off so small requests are not
+    /// delayed. Fails with [`ClientError::Io`] when no address of `addr` accepts the connection.
     pub fn connect_tcp(addr: impl ToSocketAddrs) -> Result<Client, ClientError> {
         let s = TcpStream::connect(addr)?;
         s.set_nodelay(true)?;

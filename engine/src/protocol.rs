@@ -43,28 +43,50 @@ pub const COMBO_BYTES: usize = 48;
 /// Why a request body was refused. The body was read whole, so the connection stays usable.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProtocolError {
+    /// The body has no bytes at all, so not even an opcode.
     #[error("empty request body: a request needs at least its 1-byte opcode")]
     EmptyBody,
+    /// The first byte is none of the opcodes `OP_SWEEP`..=`OP_HELLO` (0..=7); it is carried.
     #[error(
         "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded, 7 hello)"
     )]
     UnknownOpcode(u8),
+    /// The body is shorter than its opcode's fixed header ([`HEADER_LEN`] or [`ID_HEADER_LEN`]).
     #[error("body of {len} bytes is shorter than the {need}-byte header of opcode {opcode}")]
-    ShortHeader { opcode: u8, len: usize, need: usize },
+    ShortHeader {
+        /// The request's opcode.
+        opcode: u8,
+        /// The body's length in bytes.
+        len: usize,
+        /// The header length this opcode needs, in bytes.
+        need: usize,
+    },
     #[error(
         "body length {len} disagrees with n_bars = {n_bars}, n_combos = {n_combos}: opcode {opcode} needs {expected} bytes"
     )]
+    /// The body's length is not exactly header + `8 * n_bars` (bytes of token for a hello) +
+    /// `48 * n_combos`: the counts and the payload disagree.
     LengthMismatch {
+        /// The request's opcode.
         opcode: u8,
+        /// The body's actual length in bytes.
         len: usize,
+        /// The header's bar count (the token length for a hello).
         n_bars: u32,
+        /// The header's combo count.
         n_combos: u32,
+        /// The length in bytes the header's counts call for, computed in `u64` so it cannot wrap.
         expected: u64,
     },
+    /// A count this opcode does not use was not zero (e.g. `n_combos` of a load), so the
+    /// request is refused rather than silently ignoring part of it.
     #[error("opcode {opcode} needs {field} = 0, got {value}")]
     NonZeroField {
+        /// The request's opcode.
         opcode: u8,
+        /// The header field that must be zero: `"n_bars"` or `"n_combos"`.
         field: &'static str,
+        /// The value the header carried instead.
         value: u32,
     },
 }
@@ -72,26 +94,42 @@ pub enum ProtocolError {
 /// A parsed request; arrays borrow the body when it is aligned, else they are bulk copies.
 #[derive(Debug, PartialEq)]
 pub enum Request<'a> {
+    /// Opcodes 0 and 5: sweep `params` over `close` sent in the same frame.
     Sweep {
+        /// The close prices, one per bar, not yet validated (the server checks them).
         close: Cow<'a, [f64]>,
+        /// The window combos to sweep, six `i64` each on the wire, not yet validated.
         params: Cow<'a, [Combo]>,
+        /// Opcode 5: the reply carries the kernel's seconds inside the server as a trailing `f64`.
         timed: bool,
     },
+    /// Opcode 1: reply with `close` unchanged, to test the transport without the kernel.
     Echo {
+        /// The series to send back, bit for bit.
         close: Cow<'a, [f64]>,
     },
+    /// Opcode 2: keep `close` on this connection (charged to `max_loaded_bytes`) and reply its id.
     Load {
+        /// The close prices to keep, one per bar.
         close: Cow<'a, [f64]>,
     },
+    /// Opcodes 3 and 6: sweep `params` over a series loaded earlier on the same connection.
     SweepLoaded {
+        /// The id a load on this connection replied; ids of other connections are unknown.
         id: u64,
+        /// The window combos to sweep, not yet validated.
         params: Cow<'a, [Combo]>,
+        /// Opcode 6: the reply carries the kernel's seconds as a trailing `f64`.
         timed: bool,
     },
+    /// Opcode 4: forget a loaded series and give its bytes back to the server's budget.
     Drop {
+        /// The id of the series to forget.
         id: u64,
     },
+    /// Opcode 7: present the access token; the header's first count is its length in bytes.
     Hello {
+        /// The token's raw bytes, borrowed from the body (compared in constant time by the server).
         token: &'a [u8],
     },
 }
@@ -392,6 +430,7 @@ pub struct Inflight {
 }
 
 impl Inflight {
+    /// An empty budget that admits at most `max` bytes of receive buffers at once.
     pub fn new(max: u64) -> Inflight {
         Inflight {
             used: AtomicU64::new(0),
@@ -404,6 +443,7 @@ impl Inflight {
         self.used.load(Ordering::SeqCst)
     }
 
+    /// The bound on [`used`](Inflight::used), in bytes, as given to [`new`](Inflight::new).
     pub fn max(&self) -> u64 {
         self.max
     }
@@ -551,23 +591,49 @@ pub enum Frame {
 /// A frame that could not be read whole; the stream cannot be resynchronised after any of them.
 #[derive(Debug, thiserror::Error)]
 pub enum FrameError {
+    /// The stream ended inside the 4-byte length word.
     #[error("truncated frame header: the stream ended after {got} of 4 length bytes")]
-    TruncatedHeader { got: usize },
+    TruncatedHeader {
+        /// Length bytes received before the end, 1..=3.
+        got: usize,
+    },
+    /// The length word is over the configured frame limit; nothing was allocated or read for it.
     #[error(
         "frame of {len} bytes exceeds the limit of {max} bytes (refused unread; closing the connection)"
     )]
-    Oversize { len: u64, max: u32 },
+    Oversize {
+        /// The body length the frame announced, in bytes.
+        len: u64,
+        /// The limit it broke (`max_frame`), in bytes.
+        max: u32,
+    },
     #[error(
         "frame of {len} bytes would exceed the server's in-flight budget of {max} bytes \
          ({used} held by requests being received or served; --max-inflight); \
          retry later or send smaller frames (closing the connection)"
     )]
-    Budget { len: usize, max: u64, used: u64 },
+    /// Receiving the body would take the receive buffers of all connections past the shared
+    /// [`Inflight`] bound; refused before the bytes that would pass it are read.
+    Budget {
+        /// The body length the frame announced, in bytes.
+        len: usize,
+        /// The in-flight bound, in bytes.
+        max: u64,
+        /// Bytes held by all connections' receive buffers when the frame was refused.
+        used: u64,
+    },
+    /// The stream ended inside the body.
     #[error("truncated frame body: the stream ended after {got} of {len} bytes")]
-    TruncatedBody { got: usize, len: usize },
+    TruncatedBody {
+        /// Body bytes received before the end.
+        got: usize,
+        /// The body length the frame announced, in bytes.
+        len: usize,
+    },
     /// The [`Watch`] called the frame off (the server timed the connection out).
     #[error("the server stopped reading this connection")]
     Stopped,
+    /// Reading the stream failed (a read timeout on a socket shows up here too).
     #[error(transparent)]
     Io(#[from] io::Error),
 }

@@ -22,12 +22,17 @@ use std::time::{Duration, Instant};
 /// Why the server could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// A system call failed while binding, accepting or serving.
     #[error("{context}: {source}")]
     Io {
+        /// What the server was doing, naming the path or address involved.
         context: String,
+        /// The underlying error.
         #[source]
         source: io::Error,
     },
+    /// A setting, token or socket path was refused before anything was bound; the message
+    /// names the bad value and the accepted range.
     #[error("bad configuration: {0}")]
     Config(String),
 }
@@ -74,6 +79,8 @@ impl Token {
     /// The shortest token accepted: anything shorter is guessable.
     pub const MIN_LEN: usize = 16;
 
+    /// A token of these exact bytes. Fails with [`EngineError::Config`] unless its length is in
+    /// [`MIN_LEN`](Token::MIN_LEN)`..=`[`MAX_TOKEN`](protocol::MAX_TOKEN) bytes.
     pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Token, EngineError> {
         let bytes = bytes.into();
         Token::check(bytes.len()).map_err(EngineError::Config)?;
@@ -127,7 +134,9 @@ impl fmt::Debug for Token {
 /// Everything a server needs to know; shared read-only by all its connections.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The implementation every sweep runs; all give bit-identical results, so only speed differs.
     pub variant: Variant,
+    /// Worker threads for the parallel variants (ignored by the serial ones).
     pub threads: Threads,
     /// Protocol v1 carries no fee, so every sweep uses this one.
     pub fee_pct: f64,
@@ -213,6 +222,8 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// Fresh state for a server running `config`: nothing loaded, no connections. Fails with
+    /// [`EngineError::Config`] when [`Config::validate`] refuses the settings.
     pub fn new(config: Config) -> Result<Arc<Shared>, EngineError> {
         config.validate()?;
         Ok(Arc::new(Shared {
@@ -566,7 +577,9 @@ pub fn serve_stdio(config: Config) -> Result<(), EngineError> {
 /// Where a server listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Endpoint {
+    /// A Unix socket at this path.
     Unix(PathBuf),
+    /// A TCP address; after binding, the real port even when port 0 was asked for.
     Tcp(SocketAddr),
 }
 
@@ -633,10 +646,13 @@ impl Drop for SocketFile {
 pub struct ShutdownHandle(Arc<AtomicBool>);
 
 impl ShutdownHandle {
+    /// Asks the server to stop. Returns at once; the accept loop sees it within 50 ms, then
+    /// closes every connection and [`Server::run`] returns once their threads have ended.
     pub fn shutdown(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
 
+    /// Whether a stop was asked for, by [`shutdown`](ShutdownHandle::shutdown) or a signal.
     pub fn is_shutdown(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
@@ -760,6 +776,7 @@ impl Server {
         Arc::clone(&self.shared)
     }
 
+    /// A handle that stops this server from another thread once [`run`](Server::run) has it.
     pub fn shutdown_handle(&self) -> ShutdownHandle {
         self.stop.clone()
     }

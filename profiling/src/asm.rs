@@ -9,18 +9,25 @@ use std::process::Command;
 /// One instruction of a disassembled function, jumps resolved to instruction indices.
 #[derive(Clone, Debug)]
 pub struct Insn {
+    /// The instruction as objdump prints it (AT&T syntax, names demangled), without its address.
     pub text: String,
+    /// For a jump into the same function, the index of its target instruction; `None` for
+    /// anything else (including jumps out of the function).
     pub target: Option<usize>,
 }
 
 /// An innermost loop: the instructions from the jump target to the backward jump.
 #[derive(Clone, Debug)]
 pub struct Loop {
+    /// The loop's instruction texts in address order, from the jump target to the back jump.
     pub insns: Vec<String>,
     /// Multiplies in the body (for the WMA loop: window elements per iteration).
     pub muls: usize,
     /// Instructions per multiply (per window element).
+    /// `NaN` when the loop has no multiply.
     pub per_element: f64,
+    /// Whether a jump in the loop leads to a bounds-check panic block: the check was not
+    /// hoisted out of the loop, which costs a compare and branch per iteration.
     pub has_bounds_panic: bool,
 }
 
@@ -266,8 +273,11 @@ pub fn ir_hot_blocks(ir: &str) -> String {
 /// Summary of one function's hot loops, for the report.
 #[derive(Clone, Debug)]
 pub struct FuncAsm {
+    /// The build it came from, e.g. `rust x86-64 baseline`, `rust target-cpu=native` or `numba`.
     pub origin: String,
+    /// The demangled function name (for numba, `numba <function>`).
     pub name: String,
+    /// Its innermost hot loops, in address order; empty when none matched.
     pub loops: Vec<Loop>,
 }
 
@@ -277,6 +287,8 @@ impl FuncAsm {
         self.loops.iter().max_by_key(|l| (l.muls, l.insns.len()))
     }
 
+    /// The loops as an annotated `.s` text: a header with the function's origin and name, then
+    /// per loop its instruction and multiply counts, instructions per element and bounds check.
     pub fn render(&self) -> String {
         let mut s = format!("# {} — {}\n", self.origin, self.name);
         for (i, l) in self.loops.iter().enumerate() {
@@ -424,9 +436,13 @@ pub fn numba_function(dir: &Path, name: &str) -> Result<(FuncAsm, String), Strin
 
 /// Everything the `asm` command writes, for the report to quote.
 pub struct AsmSet {
+    /// The Rust kernels of the baseline build, then of the native build when it was built.
     pub rust: Vec<FuncAsm>,
+    /// numba's `wma` and `backtest`; empty when no numba worker was given.
     pub numba: Vec<FuncAsm>,
+    /// `(function, LLVM IR hot blocks)` of numba's `wma` and `backtest` (see [`ir_hot_blocks`]).
     pub numba_ir: Vec<(String, String)>,
+    /// Where the untrimmed dumps went (`target/prof-asm`, one folder per build), too big to commit.
     pub full_dir: PathBuf,
 }
 

@@ -21,6 +21,7 @@ pub enum Flavor {
 }
 
 impl Flavor {
+    /// The short name used in paths and the command line: its build goes to `target/prof-<name>`.
     pub fn name(self) -> &'static str {
         match self {
             Flavor::Base => "base",

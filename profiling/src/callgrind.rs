@@ -67,6 +67,7 @@ pub fn annotate(file: &Path, lines: usize) -> String {
 /// One counted configuration.
 #[derive(Clone, Debug)]
 pub struct Count {
+    /// What ran, e.g. `variant rolling`, `kernel unchecked` or `kernel reference, pass head`.
     pub what: String,
     /// Instructions of the sweep alone (setup subtracted).
     pub ir: u64,
@@ -74,14 +75,25 @@ pub struct Count {
 
 /// Counts for every variant and kernel (this binary) and numba, on `bars` x `grid`.
 pub struct Counts {
+    /// Length of the generated GBM series every count swept.
     pub bars: usize,
+    /// The grid spec the combos came from, as given (`hullsweep_kernel::GridSpec` syntax).
     pub grid: String,
+    /// Multiply-adds of one sweep of this workload ([`elements`]), to turn counts per sweep
+    /// into instructions per element.
     pub elements: u64,
+    /// Every variant, every lab kernel, the reference kernel per pass, and the haswell build
+    /// when one was given, in that order.
     pub rust: Vec<Count>,
+    /// numba's instructions for the same sweep, JIT compilation excluded; `Err` says why
+    /// there is no count (no venv Python, valgrind or worker failure).
     pub numba: Result<u64, String>,
     /// The numba worker's banner under valgrind (its view of the CPU differs: no AVX-512).
     pub numba_banner: String,
+    /// The reference variant's top functions by inclusive instructions ([`annotate`]), empty
+    /// when `callgrind_annotate` is missing.
     pub reference_profile: String,
+    /// The folder holding the `callgrind.*.out` files, for `callgrind_annotate` by hand.
     pub dir: PathBuf,
 }
 

@@ -61,16 +61,28 @@ pub const HYPOTHESES: &[(&str, &str)] = &[
 
 /// Workload, workers and the data files workers read.
 pub struct Lab {
+    /// The series, combos and reference answer every arm sweeps and is checked against.
     pub wl: Workload,
+    /// Length of the generated GBM series.
     pub bars: usize,
+    /// The grid spec the combos came from, as given.
     pub grid: String,
+    /// Recorded rounds per A/B experiment (each arm runs once per round, after a warm-up).
     pub rounds: usize,
+    /// The worker processes started so far; arms refer to them by index.
     pub workers: Vec<Worker>,
     raw: (String, String),
     slots: Vec<(String, usize)>,
 }
 
 impl Lab {
+    /// Generates a GBM series of `bars` (default seed and sigma), the combos of `grid_spec` and
+    /// their reference answer, and writes the raw files workers read into `scratch`. No worker
+    /// is started yet. Errors name the bad grid spec, the series problem or the unwritable path.
+    ///
+    /// # Panics
+    ///
+    /// If the reference kernel refuses the generated workload ([`Workload::new`]).
     pub fn new(
         bars: usize,
         grid_spec: &str,

@@ -1,5 +1,6 @@
 //! The profiling lab: flamegraphs, assembly, instruction counts and interleaved A/B experiments
 //! that attribute the Rust-vs-numba gap, and the `report` that writes `reports/gap.md` from them.
+#![deny(missing_docs)]
 
 pub mod asm;
 pub mod builds;

@@ -11,7 +11,9 @@ use std::time::Instant;
 
 /// A long-lived child speaking the line protocol `run ...` -> `<seconds> <trades_sum>`.
 pub struct Worker {
+    /// The name it was spawned under (e.g. `numba`), used in errors and to find it again.
     pub name: String,
+    /// What the worker said about itself after `ready` (versions, CPU), quoted in the report.
     pub banner: String,
     child: Child,
     stdin: ChildStdin,
@@ -104,7 +106,9 @@ pub enum Arm<'a> {
 
 /// An arm with its label.
 pub struct Labeled<'a> {
+    /// The arm's name in the results and the report.
     pub label: String,
+    /// What the arm runs.
     pub arm: Arm<'a>,
 }
 
@@ -112,7 +116,9 @@ pub struct Labeled<'a> {
 /// CPU time leaves out the time the process sat preempted by other load on a shared machine.
 #[derive(Clone, Copy, Debug)]
 pub struct Sample {
+    /// Wall-clock seconds.
     pub wall: f64,
+    /// CPU seconds of the whole process (all threads); `NaN` if the clock could not be read.
     pub cpu: f64,
 }
 
@@ -143,13 +149,20 @@ pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Sample) {
 /// Medians and samples per arm, in arm order.
 #[derive(Clone, Debug)]
 pub struct Outcome {
+    /// The arms' labels, in the order the arms were given.
     pub labels: Vec<String>,
+    /// Wall-clock seconds of each recorded run, per arm (warm-up excluded), in run order.
     pub samples: Vec<Vec<f64>>,
     /// CPU seconds of the same runs.
     pub cpu: Vec<Vec<f64>>,
 }
 
 impl Outcome {
+    /// Median wall-clock seconds of arm `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not an arm index.
     pub fn median(&self, i: usize) -> f64 {
         median(&self.samples[i])
     }
@@ -173,6 +186,8 @@ impl Outcome {
     }
 }
 
+/// The median of `v` (the mean of the middle two for an even count); `NaN` when `v` is empty.
+/// Sorted with [`f64::total_cmp`], so a NaN reading (an unreadable clock) cannot panic the sort.
 pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
@@ -188,13 +203,23 @@ pub fn median(v: &[f64]) -> f64 {
 
 /// The data every arm sweeps, with the reference answer to check each arm against.
 pub struct Workload {
+    /// The close prices, one per bar.
     pub close: Vec<f64>,
+    /// The window combos to sweep.
     pub params: Vec<Combo>,
+    /// Round-trip fee per closed trade, in percentage points, as the kernel takes it.
     pub fee: f64,
+    /// The reference kernel's answer on this data, which every arm must reproduce.
     pub want: SweepResult,
 }
 
 impl Workload {
+    /// A workload with its reference answer computed by `hullsweep_kernel::sweep`.
+    ///
+    /// # Panics
+    ///
+    /// If the kernel refuses the inputs (a bad series, combo or fee): the lab builds its own
+    /// workloads, so that is a bug in the lab, not a user error.
     pub fn new(close: Vec<f64>, params: Vec<Combo>, fee: f64) -> Workload {
         let want = hullsweep_kernel::sweep(&close, &params, fee).expect("valid workload");
         Workload {
