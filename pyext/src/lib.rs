@@ -137,12 +137,29 @@ fn validate_params(params: &Bound<'_, PyAny>, fee_pct: f64) -> PyResult<()> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Expands a grid of HMA lengths "LO:HI:K" (K lengths from LO to HI, as `hullsweep sweep --grid`
-/// does) into an n x 6 int64 params array; ValueError naming a bad spec.
+/// Expands a grid of HMA lengths "LO:HI:K" (K distinct lengths from LO to HI, exactly as
+/// `hullsweep sweep --grid` does, with the same checks and messages) into an n x 6 int64 params
+/// array. With spec3 "LO:HI:K", the HMA3 lengths are swept independently (`--grid3`): every
+/// pair, HMA length outer, windows 0-2 from the HMA length and 3-5 from the HMA3 length.
+/// ValueError naming every problem of a bad spec (K larger than HI-LO+1 would repeat lengths).
 #[pyfunction]
-fn grid<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let bad = |e: hullsweep_kernel::KernelError| PyValueError::new_err(e.to_string());
-    let combos = hullsweep_kernel::grid(spec.parse().map_err(bad)?).map_err(bad)?;
+#[pyo3(signature = (spec, spec3 = None))]
+fn grid<'py>(
+    py: Python<'py>,
+    spec: &str,
+    spec3: Option<&str>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let parse = |name: &str, s: &str| {
+        s.parse::<hullsweep_kernel::GridSpec>()
+            .map_err(|e| PyValueError::new_err(format!("{name} {s:?}: {e}")))
+    };
+    let g = hullsweep_kernel::Grid {
+        hma: parse("spec", spec)?,
+        hma3: spec3.map(|s| parse("spec3", s)).transpose()?,
+    };
+    let combos = g
+        .combos()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let flat: Vec<i64> = combos.iter().flatten().copied().collect();
     flat.into_pyarray(py).reshape([combos.len(), 6])
 }

@@ -4,6 +4,7 @@
 use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 
 pub mod checked;
+pub mod metrics;
 pub mod prealloc;
 pub mod rayon;
 pub mod rolling;

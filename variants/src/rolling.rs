@@ -21,6 +21,9 @@ use hullsweep_kernel::{
 };
 use std::ops::Range;
 
+mod metrics;
+pub use metrics::sweep_metrics;
+
 /// Stretches of the series computed side by side (one per lane of an AVX-512 vector; AVX2,
 /// SSE2 and NEON run the same code as 2 or 4 vectors).
 pub const LANES: usize = 8;
@@ -329,6 +332,10 @@ pub struct Scratch {
     fallback: Vec<usize>,
     /// Buffers for the reference's arithmetic on fallback stretches.
     reference: prealloc::Scratch,
+    /// Whether [`run_fast`]'s event loop keeps the metrics (the metrics sweep sets it).
+    track: bool,
+    /// [`run_fast`]'s event loop after the last combo, for the metrics sweep to read.
+    last: Backtest,
 }
 
 impl Scratch {
@@ -916,14 +923,15 @@ fn run_fast(
             diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
         }
     }
-    let mut bt = Backtest::new();
+    let mut bt = Backtest::tracking(scratch.track);
     for (l, lane) in close.chunks(q).enumerate() {
-        bt.step(lane[0], dt[l], fee_pct);
+        bt.step_at(l * q, lane[0], dt[l], fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
         for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
-            bt.step(lane[k], dt[k * LANES + l], fee_pct);
+            bt.step_at(l * q + k, lane[k], dt[k * LANES + l], fee_pct);
         }
     }
+    scratch.last = bt;
     (bt.pnl, bt.trades)
 }
 

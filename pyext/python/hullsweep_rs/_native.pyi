@@ -27,5 +27,6 @@ def variants() -> list[str]:
 def fastest() -> str:
     """The variant "fastest" resolves to on this machine."""
 
-def grid(spec: str) -> npt.NDArray[np.int64]:
-    """Expands a grid of HMA lengths "LO:HI:K" into an n x 6 int64 params array."""
+def grid(spec: str, spec3: str | None = None) -> npt.NDArray[np.int64]:
+    """Expands a grid of HMA lengths "LO:HI:K" (and, with spec3, of HMA3 lengths: every pair)
+    into an n x 6 int64 params array; ValueError on a bad spec or repeated lengths."""
