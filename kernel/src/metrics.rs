@@ -55,6 +55,16 @@ impl Value {
         }
     }
 
+    /// Whether this is a count (else an f64).
+    pub fn is_count(self) -> bool {
+        matches!(self, Value::I64(_))
+    }
+
+    /// The same metric value to the bit (NaN equals NaN of the same bits; 0.0 and -0.0 differ).
+    pub fn same(self, other: Value) -> bool {
+        self.key() == other.key()
+    }
+
     /// The exact bits of a float, the value of a count: equal exactly when the metric is equal.
     fn key(self) -> (bool, u64) {
         match self {
@@ -83,6 +93,44 @@ impl Metrics {
         ]
     }
 
+    /// The inverse of [`Metrics::values`]; `None` if a value has the wrong type for its place.
+    pub fn from_values(v: [Value; 11]) -> Option<Metrics> {
+        use Value::{F64, I64};
+        match v {
+            [
+                F64(pnl),
+                I64(trades),
+                I64(wins),
+                F64(long_pnl),
+                F64(short_pnl),
+                I64(long_trades),
+                I64(short_trades),
+                F64(best_trade),
+                F64(worst_trade),
+                F64(max_drawdown),
+                I64(bars_in_market),
+            ] => Some(Metrics {
+                pnl,
+                trades,
+                wins,
+                long_pnl,
+                short_pnl,
+                long_trades,
+                short_trades,
+                best_trade,
+                worst_trade,
+                max_drawdown,
+                bars_in_market,
+            }),
+            _ => None,
+        }
+    }
+
+    /// A combo without trades: zero PnL and counts, NaN extremes.
+    pub fn no_trades() -> Metrics {
+        Tally::new().finish(0.0, 0, 0)
+    }
+
     /// The metric called `name` (one of [`METRIC_NAMES`]).
     pub fn get(&self, name: &str) -> Option<Value> {
         let i = METRIC_NAMES.iter().position(|&n| n == name)?;
@@ -94,7 +142,7 @@ impl Metrics {
         self.values()
             .iter()
             .zip(other.values())
-            .all(|(a, b)| a.key() == b.key())
+            .all(|(a, b)| a.same(b))
     }
 }
 
@@ -307,7 +355,14 @@ mod tests {
         let m = backtest_metrics(&[1.0, 2.0], &[f64::NAN; 2], &[0.0; 2], 0.09);
         assert!(m.best_trade.is_nan() && m.worst_trade.is_nan());
         assert_eq!((m.max_drawdown, m.bars_in_market, m.trades), (0.0, 0, 0));
-        assert!(m.same_bits(&m));
+        assert!(m.same_bits(&m) && m.same_bits(&Metrics::no_trades()));
+        assert_eq!(
+            Metrics::from_values(m.values()).map(|b| b.same_bits(&m)),
+            Some(true)
+        );
+        let mut wrong = m.values();
+        wrong[0] = Value::I64(0);
+        assert!(Metrics::from_values(wrong).is_none());
         assert_eq!(m.get("bars_in_market"), Some(Value::I64(0)));
         assert!(m.get("sharpe").is_none());
     }

@@ -199,6 +199,38 @@ fn write_golden(dir: PathBuf) -> anyhow::Result<()> {
             path.display(),
             d.params.len()
         );
+        write_metric_fixture(&mut worker, &d, &single, &dir, &versions)?;
     }
+    Ok(())
+}
+
+/// Writes the dataset's metric fixture from numba's `sweep_metrics`, after checking that its
+/// `pnl` and `trades` are the study's loop's bits (the metric loop must be the same loop).
+fn write_metric_fixture(
+    worker: &mut Worker,
+    d: &Dataset,
+    single: &SweepResult,
+    dir: &std::path::Path,
+    versions: &serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<()> {
+    use hullsweep::gate::metrics;
+    let rows = worker.metrics()?;
+    let plain = SweepResult {
+        pnl: rows.iter().map(|m| m.pnl).collect(),
+        trades: rows.iter().map(|m| m.trades).collect(),
+    };
+    let agree = gate::compare(&d.name, &plain, single);
+    if !agree.bit_identical() {
+        bail!(
+            "numba's sweep_metrics disagrees with its sweep on {}; not writing fixtures:\n{}\n{agree}",
+            d.name,
+            GateReport::header()
+        );
+    }
+    let path = metrics::write(
+        &dir.join("metrics"),
+        &metrics::Fixture::new(d, &rows, versions.clone()),
+    )?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }
