@@ -38,12 +38,8 @@ pub fn run_metrics(
     } else {
         let r = req.variant.sweep(close, params, req.fee, req.threads)?;
         (0..r.len())
-            .map(|k| {
-                let mut m = hullsweep::kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0);
-                // Only pnl and trades are written or drawn from a plain sweep.
-                m.bars_in_market = 0;
-                m
-            })
+            // Only `pnl` and `trades` of these rows are written or drawn.
+            .map(|k| hullsweep::kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0))
             .collect()
     };
     let secs = start.elapsed().as_secs_f64();

@@ -80,6 +80,20 @@ pub fn draw(
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
+/// Decimals for axis labels over `[lo, hi]`: enough to tell ticks about a tenth of it apart.
+fn digits(lo: f64, hi: f64) -> usize {
+    (1 - (hi - lo).abs().max(1e-9).log10().floor() as i32).clamp(0, 6) as usize
+}
+
+/// A value for a caption: four significant digits, without an exponent in the usual range.
+fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    format!("{v:.digits$}")
+}
+
 /// The range of the finite values (a flat range is widened so the scale has extent).
 fn value_range(values: &[f64]) -> (f64, f64) {
     let finite = values.iter().copied().filter(|v| v.is_finite());
@@ -110,23 +124,31 @@ fn heatmap(
 ) -> DrawResult {
     let root = SVGBackend::new(path, (960, 720)).into_drawing_area();
     root.fill(&WHITE)?;
-    let (plot, bar) = root.split_horizontally(840);
+    let (plot, bar) = root.split_horizontally(800);
     let (xe, ye) = (edges(hma), edges(hma3));
     let (lo, hi) = value_range(values);
+    let caption = match best {
+        Some(k) => format!(
+            "{metric}: best (circled) at L = {}, L3 = {}: {}",
+            hma[k / hma3.len()],
+            hma3[k % hma3.len()],
+            short(values[k])
+        ),
+        None => format!("{metric}: no combo traded"),
+    };
     let mut chart = ChartBuilder::on(&plot)
-        .caption(
-            format!("{metric} per combo (two-axis grid; grey: no trades)"),
-            ("sans-serif", 22),
-        )
+        .caption(caption, ("sans-serif", 22))
         .margin(12)
-        .x_label_area_size(48)
+        .x_label_area_size(52)
         .y_label_area_size(64)
         .build_cartesian_2d(xe[0]..xe[hma.len()], ye[0]..ye[hma3.len()])?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc("HMA length L (hma_n; --grid)")
-        .y_desc("HMA3 length L3 (hma3_m; --grid3)")
+        .x_desc("HMA length L (hma_n, hma_half, hma_sqrt; --grid)")
+        .y_desc("HMA3 length L3 (hma3_m, hma3_half, hma3_third; --grid3)")
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .draw()?;
@@ -146,14 +168,6 @@ fn heatmap(
         let mark = ShapeStyle::from(&RED).stroke_width(3);
         chart.draw_series(std::iter::once(Cross::new(at, 9, mark)))?;
         chart.draw_series(std::iter::once(Circle::new(at, 11, mark)))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!(
-                "best: L={} L3={} ({metric} {:.4})",
-                hma[i], hma3[j], values[k]
-            ),
-            at,
-            ("sans-serif", 15).into_font().color(&RED),
-        )))?;
     }
     colour_bar(&bar, lo, hi, metric)?;
     root.present()?;
@@ -169,17 +183,10 @@ fn colour_bar(
 ) -> DrawResult {
     let mut chart = ChartBuilder::on(area)
         .margin_top(46)
-        .margin_bottom(60)
-        .margin_right(8)
-        .y_label_area_size(64)
+        .margin_bottom(64)
+        .margin_right(50)
+        .y_label_area_size(72)
         .build_cartesian_2d(0.0..1.0, lo..hi)?;
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .disable_x_axis()
-        .y_desc(metric)
-        .y_label_formatter(&|y| format!("{y:.3}"))
-        .draw()?;
     let steps = 200;
     chart.draw_series((0..steps).map(|s| {
         let (a, b) = (
@@ -188,6 +195,16 @@ fn colour_bar(
         );
         Rectangle::new([(0.0, a), (1.0, b)], colour((a + b) / 2.0, lo, hi).filled())
     }))?;
+    // The axis last: real fonts run wider than plotters' estimate, and must not be covered.
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_x_axis()
+        .y_desc(metric)
+        .axis_desc_style(("sans-serif", 14))
+        .label_style(("sans-serif", 13))
+        .y_label_formatter(&|y| format!("{y:.*}", digits(lo, hi)))
+        .draw()?;
     Ok(())
 }
 
@@ -197,20 +214,29 @@ fn line(path: &Path, hma: &[i64], values: &[f64], metric: &str, best: Option<usi
     let xe = edges(hma);
     let (lo, hi) = value_range(values);
     let pad = (hi - lo) * 0.05;
+    let caption = match best {
+        Some(k) => format!(
+            "{metric}: best (circled) at L = {}: {}",
+            hma[k],
+            short(values[k])
+        ),
+        None => format!("{metric}: no combo traded"),
+    };
     let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{metric} per combo (one-axis grid: one length L sets both indicators)"),
-            ("sans-serif", 22),
-        )
+        .caption(caption, ("sans-serif", 22))
         .margin(16)
-        .x_label_area_size(48)
+        .x_label_area_size(52)
         .y_label_area_size(80)
         .build_cartesian_2d(xe[0]..xe[hma.len()], (lo - pad)..(hi + pad))?;
     chart
         .configure_mesh()
-        .x_desc("length L (hma_n = hma3_m; --grid)")
+        .light_line_style(WHITE)
+        .x_desc("length L (one axis: it sets the HMA's and the HMA3's windows; --grid)")
         .y_desc(metric)
+        .axis_desc_style(("sans-serif", 16))
+        .label_style(("sans-serif", 14))
         .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.*}", digits(lo, hi)))
         .draw()?;
     // Breaks at NaN (no trades), so a missing value is a gap, not a line through it.
     let points: Vec<(f64, f64)> = hma
@@ -230,11 +256,6 @@ fn line(path: &Path, hma: &[i64], values: &[f64], metric: &str, best: Option<usi
     if let Some(k) = best {
         let at = points[k];
         chart.draw_series(std::iter::once(Circle::new(at, 9, RED.stroke_width(3))))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("best: L={} ({metric} {:.4})", hma[k], values[k]),
-            at,
-            ("sans-serif", 15).into_font().color(&RED),
-        )))?;
     }
     root.present()?;
     Ok(())
@@ -255,6 +276,12 @@ mod tests {
     fn cells_meet_halfway_between_lengths() {
         assert_eq!(edges(&[6, 8, 11]), [5.0, 7.0, 9.5, 12.5]);
         assert_eq!(edges(&[7]), [6.5, 7.5]);
+        let labels = [short(-26.505136), short(0.00123456), short(414.07)];
+        assert_eq!(labels, ["-26.51", "0.001235", "414.1"]);
+        assert_eq!(
+            (digits(-414.0, -26.5), digits(0.0, 1.0), digits(0.1, 0.12)),
+            (0, 1, 3)
+        );
         assert!(parse_metric("max_drawdown").is_ok());
         assert!(
             parse_metric("sharpe")

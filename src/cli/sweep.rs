@@ -62,11 +62,11 @@ pub struct Args {
     /// Add the metrics columns wins, long_pnl, short_pnl, long_trades, short_trades, best_trade,
     /// worst_trade, max_drawdown, bars_in_market (defined in the repository's docs/kernel.md,
     /// from the same event loop; every variant gives the numba reference's bits).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "stats")]
     metrics: bool,
     /// Draw the sweep as an SVG: a heatmap over (HMA length, HMA3 length) for a two-axis grid
     /// (--grid3), a line over the length for a one-axis grid; the best combo is marked.
-    #[arg(long, value_name = "FILE.svg", conflicts_with = "params")]
+    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"])]
     plot: Option<PathBuf>,
     /// The metric --plot draws: pnl, trades or any --metrics column (lowest is best for
     /// max_drawdown, highest for the others).
