@@ -348,3 +348,18 @@ def test_cli_bad_input_exits_with_the_message(tmp_path):
     assert run.returncode != 0
     assert "series 'neg'" in run.stderr and "-1" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_cli_grid_refuses_repeated_lengths_and_takes_grid3(tmp_path):
+    series = tmp_path / "s.npy"
+    np.save(series, 100.0 + np.arange(50.0))
+    run = subprocess.run([sys.executable, "-m", "hullsweep_rs.ray", "--data", str(series),
+                          "--grid", "6:10:20", "--quiet"], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "K = 20 lengths do not fit in [6, 10]" in run.stderr and "K <= 5" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "hullsweep_rs.ray", "--data", str(series),
+                          "--params", str(tmp_path / "p.npy"), "--grid3", "6:10:2", "--quiet"],
+                         capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "--grid3 needs --grid" in run.stderr, run.stderr

@@ -15,6 +15,17 @@ def sweep(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """Sweeps every combo over the series: returns (pnl float64[n], trades int64[n])."""
 
+def sweep_metrics(
+    close: npt.NDArray[np.float64],
+    params: npt.NDArray[np.int64],
+    fee_pct: float = 0.09,
+    variant: str = "fastest",
+    threads: int | None = None,
+) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64]]:
+    """Sweeps with docs/kernel.md's metrics: a dict of 1-D arrays (the six windows, then pnl,
+    trades, wins, long_pnl, short_pnl, long_trades, short_trades, best_trade, worst_trade,
+    max_drawdown, bars_in_market) that pandas.DataFrame / polars.DataFrame take as is."""
+
 def validate_close(close: npt.NDArray[np.float64]) -> None:
     """Checks a series as sweep() would; raises ValueError naming the first bad price."""
 
