@@ -194,3 +194,25 @@ fn plot_and_metric_errors_name_the_fix() {
     let e = fail(&["--params", "/tmp/p.npy", "--grid3", "6:10:2"]);
     assert!(e.contains("cannot be used with"), "{e}");
 }
+
+/// The gate takes a two-axis grid too (live numba on the pairs).
+#[test]
+fn gate_runs_on_a_two_axis_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = data(dir.path());
+    let out = hullsweep()
+        .args(["gate", "--variant", "rolling", "--data", s(&path)])
+        .args(["--grid", "6:60:3", "--grid3", "8:40:2"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("c.npy") && stdout.contains(" 6 ") && stdout.contains("all passed"),
+        "{stdout}"
+    );
+}
