@@ -18,6 +18,7 @@ compiles its numba functions); hullsweep's is the median of three.
 
 import argparse
 import json
+import os
 import platform
 import resource
 import subprocess
@@ -235,7 +236,8 @@ def main():
         args.out.write_text(REPORT.format(why=why,
             rows=rows, vbt=vectorbt.__version__, pandas=pandas.__version__,
             numba=numba.__version__, numpy=np.__version__, python=platform.python_version(),
-            cpu=cpu(), fastest=hs.fastest()))
+            cpu=cpu(), cores=os.cpu_count(), date=time.strftime("%Y-%m-%d"),
+            fastest=hs.fastest()))
         print(f"wrote {args.out}")
     return 0
 
@@ -286,8 +288,17 @@ rules see different crosses, so the trades differ; elsewhere they agree to the t
 |---|---|---:|---:|---|
 {why}
 
+Two causes explain every difference, and the default data has none: (1) the cross rule at an
+exact zero (`hma == hma3`, which flat runs, tick grids and window-1 combos produce), and (2)
+vectorbt's portfolio sizing every entry with all its cash, so a short that loses more than the
+account leaves it unable to trade, where the kernel books each trade's return on one unit. A
+combo can have both; the table names the first one found. Neither is a bug on either side: they
+are different definitions, and docs/kernel.md states hullsweep's. vectorbt's time includes the
+WMA, a numba loop in the kernel's order (O(window) per bar, like the numba reference), which is
+most of it on long series.
+
 Versions: vectorbt {vbt}, pandas {pandas}, numba {numba}, numpy {numpy}, Python {python}.
-Machine: {cpu}.
+Machine: {cpu}, {cores} cores. Date: {date}.
 """
 
 if __name__ == "__main__":

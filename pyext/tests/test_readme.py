@@ -90,3 +90,17 @@ def test_grid_refuses_repeated_lengths_and_pairs_two_axes():
     assert g.tolist() == [[10, 5, 3, 4, 2, 1], [10, 5, 3, 8, 4, 2], [20, 10, 4, 4, 2, 1],
                           [20, 10, 4, 8, 4, 2], [30, 15, 5, 4, 2, 1], [30, 15, 5, 8, 4, 2]]
     assert hs.grid("6:200:80").tolist() == hs.grid("6:200:80", None).tolist()
+
+
+def test_peer_script_skips_with_one_line_without_vectorbt(tmp_path):
+    try:
+        import vectorbt  # noqa: F401
+        pytest.skip("vectorbt is installed here: the script would run the comparison")
+    except ImportError:
+        pass
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "peers_vectorbt.py"), "--suite",
+                          str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines() == [
+        "vectorbt is not installed: skipping the peer comparison (see the setup in "
+        "scripts/peers_vectorbt.py)"]

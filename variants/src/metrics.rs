@@ -1,5 +1,5 @@
 //! Every variant's metrics sweep (docs/kernel.md, "Metrics"): the same pipeline as its batch
-//! sweep, with the shared event loop ([`prealloc::Backtest`]) keeping the metric accumulators.
+//! sweep, with the shared event loop (`prealloc::Backtest`) keeping the metric accumulators.
 //!
 //! Opt-in and separate from [`SweepFn`](crate::SweepFn), so the `(pnl, trades)` sweeps run the
 //! plain loop; the gate checks every variant's metrics bit for bit against numba's.
