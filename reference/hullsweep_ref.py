@@ -10,7 +10,9 @@ Command line:
     python reference/hullsweep_ref.py worker
         JSON lines on stdin/stdout, so a caller can time many runs without paying the JIT each
         time: {"op":"load","close":PATH,"params":PATH,"fee":F}, {"op":"time","impl":"single"|
-        "prange","out_pnl":PATH,"out_trades":PATH}, {"op":"threads","n":N}, {"op":"versions"}.
+        "prange","out_pnl":PATH,"out_trades":PATH}, {"op":"metrics","out_floats":PATH,
+        "out_ints":PATH} (docs/kernel.md's metrics, single thread), {"op":"threads","n":N},
+        {"op":"versions"}.
         Every reply is one line: {"ok":true,...} or {"ok":false,"error":"..."}.
 """
 
@@ -98,6 +100,99 @@ def backtest(close, h, h3, fee_pct):
                 entry = close[i]
         prev = d
     return pnl, trades
+
+
+@njit(cache=True)
+def backtest_metrics(close, h, h3, fee_pct):
+    """The study's loop (backtest above, unchanged) with the metrics of docs/kernel.md: the
+    trade's PnL is named t so each accumulator sees exactly what pnl adds."""
+    pos = 0
+    entry = 0.0
+    pnl = 0.0
+    trades = 0
+    prev = np.nan
+    wins = 0
+    long_pnl = 0.0
+    short_pnl = 0.0
+    long_trades = 0
+    short_trades = 0
+    best = np.nan
+    worst = np.nan
+    peak = 0.0
+    max_dd = 0.0
+    first_entry = -1
+    n = close.shape[0]
+    for i in range(n):
+        d = h[i] - h3[i]
+        if np.isnan(d):
+            prev = np.nan
+            continue
+        if not np.isnan(prev):
+            sig = 0
+            if prev <= 0.0 and d > 0.0:
+                sig = 1
+            elif prev >= 0.0 and d < 0.0:
+                sig = -1
+            if sig != 0 and sig != pos:
+                if pos != 0:
+                    t = pos * (close[i] / entry - 1.0) * 100.0 - fee_pct
+                    pnl += t
+                    trades += 1
+                    if t > 0.0:
+                        wins += 1
+                    if pos > 0:
+                        long_pnl += t
+                        long_trades += 1
+                    else:
+                        short_pnl += t
+                        short_trades += 1
+                    if np.isnan(best) or t > best:
+                        best = t
+                    if np.isnan(worst) or t < worst:
+                        worst = t
+                    if pnl > peak:
+                        peak = pnl
+                    if peak - pnl > max_dd:
+                        max_dd = peak - pnl
+                elif first_entry < 0:
+                    first_entry = i
+                pos = sig
+                entry = close[i]
+        prev = d
+    in_market = 0 if first_entry < 0 else n - first_entry
+    return (pnl, trades, wins, long_pnl, short_pnl, long_trades, short_trades, best, worst,
+            max_dd, in_market)
+
+
+# The metrics' names and which are floats: the columns of sweep_metrics' two arrays.
+METRIC_FLOATS = ("pnl", "long_pnl", "short_pnl", "best_trade", "worst_trade", "max_drawdown")
+METRIC_INTS = ("trades", "wins", "long_trades", "short_trades", "bars_in_market")
+
+
+@njit(cache=True)
+def sweep_metrics(close, params, fee_pct):
+    """Every combo's metrics: (floats n x 6 in METRIC_FLOATS order, ints n x 5 in METRIC_INTS)."""
+    n = params.shape[0]
+    floats = np.empty((n, 6), dtype=np.float64)
+    ints = np.empty((n, 5), dtype=np.int64)
+    for k in range(n):
+        combo = params[k]
+        h = hma(close, combo[0], combo[1], combo[2])
+        h3 = hma3(close, combo[3], combo[4], combo[5])
+        (pnl, trades, wins, long_pnl, short_pnl, long_trades, short_trades, best, worst,
+         max_dd, in_market) = backtest_metrics(close, h, h3, fee_pct)
+        floats[k, 0] = pnl
+        floats[k, 1] = long_pnl
+        floats[k, 2] = short_pnl
+        floats[k, 3] = best
+        floats[k, 4] = worst
+        floats[k, 5] = max_dd
+        ints[k, 0] = trades
+        ints[k, 1] = wins
+        ints[k, 2] = long_trades
+        ints[k, 3] = short_trades
+        ints[k, 4] = in_market
+    return floats, ints
 
 
 @njit(cache=True)
@@ -219,12 +314,19 @@ def cmd_worker():
             np.save(req["out_pnl"], pnl)
             np.save(req["out_trades"], trades)
             return {"seconds": seconds}
+        if op == "metrics":
+            if "close" not in state:
+                raise ValueError("no data loaded: send a 'load' request first")
+            floats, ints = sweep_metrics(state["close"], state["params"], state["fee"])
+            np.save(req["out_floats"], floats)
+            np.save(req["out_ints"], ints)
+            return {"floats": list(METRIC_FLOATS), "ints": list(METRIC_INTS)}
         if op == "threads":
             numba.set_num_threads(int(req["n"]))
             return {"threads": numba.get_num_threads()}
         if op == "versions":
             return versions()
-        raise ValueError(f"unknown op {op!r}; expected load, time, threads or versions")
+        raise ValueError(f"unknown op {op!r}; expected load, time, metrics, threads or versions")
 
     for line in sys.stdin:
         line = line.strip()

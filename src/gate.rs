@@ -150,6 +150,8 @@ pub fn table(title: &str, reports: &[GateReport]) -> String {
     s
 }
 
+pub mod metrics;
+
 /// Golden numba outputs, one JSON file per suite dataset in `tests/golden/`.
 ///
 /// Each fixture pins its inputs by FNV-1a checksums, so a generator change shows up as a stale

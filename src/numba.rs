@@ -215,6 +215,26 @@ fn read_i64_npy(path: &Path) -> anyhow::Result<Vec<i64>> {
         .with_context(|| format!("{}: not an int64 array", path.display()))
 }
 
+/// Rows of a 2-D `.npy` of `cols` columns.
+fn read_2d<T: npyz::Deserialize>(path: &Path, cols: usize) -> anyhow::Result<Vec<Vec<T>>> {
+    let file = File::open(path).with_context(|| path.display().to_string())?;
+    let npy = npyz::NpyFile::new(BufReader::new(file))
+        .with_context(|| format!("{}: not a valid .npy", path.display()))?;
+    let shape = npy.shape().to_vec();
+    if shape.len() != 2 || shape[1] != cols as u64 {
+        bail!("{}: shape {shape:?}, expected n x {cols}", path.display());
+    }
+    let flat = npy
+        .into_vec::<T>()
+        .with_context(|| format!("{}: wrong dtype", path.display()))?;
+    let mut rows = Vec::with_capacity(flat.len() / cols.max(1));
+    let mut it = flat.into_iter();
+    while it.len() > 0 {
+        rows.push(it.by_ref().take(cols).collect());
+    }
+    Ok(rows)
+}
+
 /// Sweeps once with the numba reference in a fresh process (pays numba's import and cache load).
 pub fn run(close: &[f64], params: &[Combo], fee: f64, mode: Mode) -> anyhow::Result<SweepResult> {
     let python = ensure_venv(true)?;
@@ -360,6 +380,44 @@ impl Worker {
     ) -> anyhow::Result<SweepResult> {
         self.load(close, params, fee)?;
         Ok(self.time(mode)?.1)
+    }
+
+    /// The loaded sweep's metrics (docs/kernel.md, "Metrics") from the reference's
+    /// `sweep_metrics`, single thread.
+    pub fn metrics(&mut self) -> anyhow::Result<Vec<crate::kernel::Metrics>> {
+        let floats = self.dir.path().join("metric_floats.npy");
+        let ints = self.dir.path().join("metric_ints.npy");
+        self.request(json!({
+            "op": "metrics",
+            "out_floats": path_str(&floats)?,
+            "out_ints": path_str(&ints)?,
+        }))?;
+        let f = read_2d::<f64>(&floats, 6).context("reading the reference's metric floats")?;
+        let i = read_2d::<i64>(&ints, 5).context("reading the reference's metric counts")?;
+        if f.len() != i.len() {
+            bail!(
+                "the reference wrote metrics for {} and {} combos",
+                f.len(),
+                i.len()
+            );
+        }
+        // Column orders: METRIC_FLOATS and METRIC_INTS in reference/hullsweep_ref.py.
+        Ok(f.iter()
+            .zip(&i)
+            .map(|(f, i)| crate::kernel::Metrics {
+                pnl: f[0],
+                long_pnl: f[1],
+                short_pnl: f[2],
+                best_trade: f[3],
+                worst_trade: f[4],
+                max_drawdown: f[5],
+                trades: i[0],
+                wins: i[1],
+                long_trades: i[2],
+                short_trades: i[3],
+                bars_in_market: i[4],
+            })
+            .collect())
     }
 
     /// Sets numba's thread count for `prange`; returns what numba reports back.

@@ -29,6 +29,110 @@ fn every_variant_reproduces_the_golden_bits_on_every_dataset() {
     }
 }
 
+/// Every variant's metrics (docs/kernel.md, "Metrics") equal numba's bit for bit on every
+/// dataset, and their `pnl` and `trades` are the batch sweep's.
+#[test]
+fn every_variant_reproduces_the_golden_metrics_on_every_dataset() {
+    let suite = suite();
+    for &v in Variant::ALL {
+        for threads in [Threads::Fixed(1), Threads::Auto] {
+            let mut bad = Vec::new();
+            for d in &suite {
+                let got = v
+                    .sweep_metrics(&d.close, &d.params, d.fee, threads)
+                    .unwrap();
+                let report =
+                    gate::metrics::compare(&d.name, &got, &gate::metrics::oracle(d).unwrap());
+                if !report.bit_identical() {
+                    bad.push(report.to_string());
+                }
+                let plain = SweepResult {
+                    pnl: got.iter().map(|m| m.pnl).collect(),
+                    trades: got.iter().map(|m| m.trades).collect(),
+                };
+                let want = golden::oracle(d).unwrap();
+                assert!(
+                    gate::compare(&d.name, &plain, &want).bit_identical(),
+                    "{}",
+                    d.name
+                );
+            }
+            assert!(
+                bad.is_empty(),
+                "{} ({threads:?}) metrics vs golden:\n{}",
+                v.name(),
+                bad.join("\n")
+            );
+        }
+    }
+}
+
+/// The metric gate has teeth: one ulp in one metric of one combo, or a drawdown measured from
+/// the first trade instead of from 0.0, is caught and named.
+#[test]
+fn the_metric_gate_catches_one_ulp_and_a_wrong_definition() {
+    let d = suite().into_iter().find(|d| d.name == "nan_runs").unwrap();
+    let want = gate::metrics::oracle(&d).unwrap();
+    let mut got = want.clone();
+    let k = got.iter().position(|m| m.trades > 2).unwrap();
+    got[k].long_pnl = f64::from_bits(got[k].long_pnl.to_bits() + 1);
+    let report = gate::metrics::compare(&d.name, &got, &want);
+    assert_eq!(report.mismatches, 1);
+    assert!(
+        report.to_string().contains(&format!("combo {k} long_pnl")),
+        "{report}"
+    );
+    // The peak starting at the first trade's PnL instead of 0.0 changes the drawdown wherever
+    // the running PnL is below 0.0 at first: the suite has such combos.
+    let wrong: Vec<_> = d
+        .params
+        .iter()
+        .map(|c| {
+            let m = kernel::run_combo_metrics(&d.close, c, d.fee);
+            let [n, half, sqrt, m3, half3, third] = c.map(window);
+            let h = kernel::hma(&d.close, n, half, sqrt);
+            let h3 = kernel::hma3(&d.close, m3, half3, third);
+            let mut out = m;
+            out.max_drawdown = drawdown_from_first_trade(&d.close, &h, &h3, d.fee);
+            out
+        })
+        .collect();
+    assert!(!gate::metrics::compare(&d.name, &wrong, &want).bit_identical());
+}
+
+/// The max drawdown with the peak starting at the first trade's running PnL (the wrong rule).
+fn drawdown_from_first_trade(close: &[f64], h: &[f64], h3: &[f64], fee: f64) -> f64 {
+    let (mut pos, mut entry, mut pnl, mut prev) = (0i64, 0.0, 0.0, f64::NAN);
+    let (mut peak, mut dd) = (f64::NAN, 0.0_f64);
+    for i in 0..close.len() {
+        let d = h[i] - h3[i];
+        if d.is_nan() {
+            prev = f64::NAN;
+            continue;
+        }
+        if !prev.is_nan() {
+            let sig = if prev <= 0.0 && d > 0.0 {
+                1
+            } else if prev >= 0.0 && d < 0.0 {
+                -1
+            } else {
+                0
+            };
+            if sig != 0 && sig != pos {
+                if pos != 0 {
+                    pnl += pos as f64 * (close[i] / entry - 1.0) * 100.0 - fee;
+                    peak = if peak.is_nan() { pnl } else { peak.max(pnl) };
+                    dd = dd.max(peak - pnl);
+                }
+                pos = sig;
+                entry = close[i];
+            }
+        }
+        prev = d;
+    }
+    dd
+}
+
 /// A WMA that sums the same products in another order: four interleaved partial sums, combined
 /// pairwise. This is what a vectorising compiler does under fast-math reassociation.
 fn wma_four_lanes(x: &[f64], w: usize) -> Vec<f64> {

@@ -51,6 +51,47 @@ fn golden_fixtures_are_fresh_and_live_numba_reproduces_them() {
     );
 }
 
+/// The metric fixtures are fresh (one per dataset, pinning today's inputs) and live numba's
+/// `sweep_metrics` still gives their exact bits.
+#[test]
+fn metric_fixtures_are_fresh_and_live_numba_reproduces_them() {
+    let suite = suite();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(gate::metrics::dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    let wanted: BTreeSet<String> = suite.iter().map(|d| format!("{}.json", d.name)).collect();
+    assert_eq!(
+        on_disk, wanted,
+        "tests/golden/metrics must hold one fixture per dataset"
+    );
+    let mut worker = Worker::start().unwrap();
+    let mut bad = Vec::new();
+    for d in &suite {
+        let want = gate::metrics::oracle(d).unwrap();
+        worker.load(&d.close, &d.params, d.fee).unwrap();
+        let got = worker.metrics().unwrap();
+        let report = gate::metrics::compare(&d.name, &got, &want);
+        if !report.bit_identical() {
+            bad.push(report.to_string());
+        }
+        // The Rust reference's second function, beside its port of the study's loop.
+        let rust = kernel::sweep_metrics(&d.close, &d.params, d.fee).unwrap();
+        assert!(
+            gate::metrics::compare(&d.name, &rust, &want).bit_identical(),
+            "{}",
+            d.name
+        );
+    }
+    assert!(
+        bad.is_empty(),
+        "live numba no longer reproduces the metric fixtures (regenerate with \
+         `cargo run -- gate --write-golden` if the change is intended):\n{}",
+        bad.join("\n")
+    );
+}
+
 /// A user's series as numpy would hand it over: a random walk with gaps, through a .npy file.
 fn user_npy(dir: &std::path::Path) -> (Vec<f64>, Vec<Combo>) {
     let mut close = kernel::gbm(3_000, 2024, 0.004).unwrap();

@@ -8,12 +8,17 @@
 
 mod data;
 mod error;
+mod metrics;
 
 pub use data::{
-    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec, default_close,
-    default_params, derive_windows, fnv1a64, gbm, grid,
+    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, Grid, GridSpec, default_close,
+    default_params, derive_windows, derive_windows2, fnv1a64, gbm, grid, grid2,
 };
 pub use error::KernelError;
+pub use metrics::{
+    METRIC_NAMES, Metrics, Tally, Value, backtest_metrics, run_combo_metrics, sweep_metrics,
+    sweep_metrics_valid,
+};
 
 /// Six WMA windows per combo, in the spec's order:
 /// `[hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third]`.

@@ -1,7 +1,7 @@
 //! The native half of `hullsweep_rs`: `sweep` runs any variant on numpy arrays without a copy and
 //! without the GIL; the package's Python half (`python/hullsweep_rs`) re-exports it.
 
-use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT};
+use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT, Metrics};
 use hullsweep_variants::{Threads, Variant};
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1,
@@ -9,6 +9,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 
@@ -192,6 +193,64 @@ fn sweep<'py>(
     Ok((result.pnl.into_pyarray(py), result.trades.into_pyarray(py)))
 }
 
+/// Sweeps every combo with the metrics of docs/kernel.md ("Metrics"): returns a dict of 1-D
+/// numpy arrays, one entry per combo each, ready for `pandas.DataFrame(d)` or
+/// `polars.DataFrame(d)`: the six windows (hma_n .. hma3_third, int64), then pnl, trades, wins,
+/// long_pnl, short_pnl, long_trades, short_trades, best_trade, worst_trade, max_drawdown,
+/// bars_in_market (float64 or int64; best_trade and worst_trade are NaN without trades).
+///
+/// Same arguments, checks and errors as sweep(); pnl and trades are sweep()'s bits, and every
+/// metric is the numba reference's bit for bit, whichever variant runs.
+#[pyfunction]
+#[pyo3(signature = (close, params, fee_pct = 0.09, variant = "fastest", threads = None))]
+fn sweep_metrics<'py>(
+    py: Python<'py>,
+    close: &Bound<'py, PyAny>,
+    params: &Bound<'py, PyAny>,
+    fee_pct: f64,
+    variant: &str,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let close = close_view(close)?;
+    let params = params_view(params)?;
+    let variant = Variant::from_name(variant).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown variant {variant:?}; one of {} or \"fastest\"",
+            names().join(", ")
+        ))
+    })?;
+    let threads = match threads {
+        None => Threads::Auto,
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1, got 0")),
+        Some(n) => Threads::Fixed(n),
+    };
+    let close = close_slice(&close)?;
+    let combos = combos(&params)?;
+    let rows = py
+        .detach(|| variant.sweep_metrics(close, combos, fee_pct, threads))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    for (w, name) in hullsweep_kernel::WINDOW_NAMES.iter().enumerate() {
+        let col: Vec<i64> = combos.iter().map(|c| c[w]).collect();
+        out.set_item(*name, col.into_pyarray(py))?;
+    }
+    let f = |get: fn(&Metrics) -> f64| rows.iter().map(get).collect::<Vec<f64>>().into_pyarray(py);
+    let i = |get: fn(&Metrics) -> i64| rows.iter().map(get).collect::<Vec<i64>>().into_pyarray(py);
+    // In METRIC_NAMES order (the Python tests hold the keys to it).
+    out.set_item("pnl", f(|m| m.pnl))?;
+    out.set_item("trades", i(|m| m.trades))?;
+    out.set_item("wins", i(|m| m.wins))?;
+    out.set_item("long_pnl", f(|m| m.long_pnl))?;
+    out.set_item("short_pnl", f(|m| m.short_pnl))?;
+    out.set_item("long_trades", i(|m| m.long_trades))?;
+    out.set_item("short_trades", i(|m| m.short_trades))?;
+    out.set_item("best_trade", f(|m| m.best_trade))?;
+    out.set_item("worst_trade", f(|m| m.worst_trade))?;
+    out.set_item("max_drawdown", f(|m| m.max_drawdown))?;
+    out.set_item("bars_in_market", i(|m| m.bars_in_market))?;
+    Ok(out)
+}
+
 /// Checks a series as sweep() would, without sweeping: raises TypeError for a non-array or a
 /// wrong dtype, ValueError for a wrong shape, a strided array, the first bad price (its index and
 /// value) or an empty series.
@@ -215,12 +274,29 @@ fn validate_params(params: &Bound<'_, PyAny>, fee_pct: f64) -> PyResult<()> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Expands a grid of HMA lengths "LO:HI:K" (K lengths from LO to HI, as `hullsweep sweep --grid`
-/// does) into an n x 6 int64 params array; ValueError naming a bad spec.
+/// Expands a grid of HMA lengths "LO:HI:K" (K distinct lengths from LO to HI, exactly as
+/// `hullsweep sweep --grid` does, with the same checks and messages) into an n x 6 int64 params
+/// array. With spec3 "LO:HI:K", the HMA3 lengths are swept independently (`--grid3`): every
+/// pair, HMA length outer, windows 0-2 from the HMA length and 3-5 from the HMA3 length.
+/// ValueError naming every problem of a bad spec (K larger than HI-LO+1 would repeat lengths).
 #[pyfunction]
-fn grid<'py>(py: Python<'py>, spec: &str) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let bad = |e: hullsweep_kernel::KernelError| PyValueError::new_err(e.to_string());
-    let combos = hullsweep_kernel::grid(spec.parse().map_err(bad)?).map_err(bad)?;
+#[pyo3(signature = (spec, spec3 = None))]
+fn grid<'py>(
+    py: Python<'py>,
+    spec: &str,
+    spec3: Option<&str>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let parse = |name: &str, s: &str| {
+        s.parse::<hullsweep_kernel::GridSpec>()
+            .map_err(|e| PyValueError::new_err(format!("{name} {s:?}: {e}")))
+    };
+    let g = hullsweep_kernel::Grid {
+        hma: parse("spec", spec)?,
+        hma3: spec3.map(|s| parse("spec3", s)).transpose()?,
+    };
+    let combos = g
+        .combos()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let flat: Vec<i64> = combos.iter().flatten().copied().collect();
     flat.into_pyarray(py).reshape([combos.len(), 6])
 }
@@ -248,6 +324,7 @@ fn fastest() -> &'static str {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_FEE_PCT", DEFAULT_FEE_PCT)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(validate_close, m)?)?;
     m.add_function(wrap_pyfunction!(validate_params, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;

@@ -397,3 +397,18 @@ def test_starting_ray_is_announced_with_its_cost(monkeypatch, capsys):
     monkeypatch.setattr(hsray.ray, "is_initialized", lambda: True)
     hsray._start_ray(None, True)  # already connected: nothing to start, nothing said
     assert capsys.readouterr().err == "" and len(calls) == 3
+
+
+def test_cli_grid_refuses_repeated_lengths_and_takes_grid3(tmp_path):
+    series = tmp_path / "s.npy"
+    np.save(series, 100.0 + np.arange(50.0))
+    run = subprocess.run([sys.executable, "-m", "hullsweep_rs.ray", "--data", str(series),
+                          "--grid", "6:10:20", "--quiet"], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "Traceback" not in run.stderr
+    assert "K = 20 lengths do not fit in [6, 10]" in run.stderr and "K <= 5" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "hullsweep_rs.ray", "--data", str(series),
+                          "--params", str(tmp_path / "p.npy"), "--grid3", "6:10:2", "--quiet"],
+                         capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode != 0 and "--grid3 needs --grid" in run.stderr, run.stderr

@@ -42,6 +42,10 @@ pub struct Args {
     /// Your combos as a grid of HMA lengths LO:HI:K (K distinct lengths from LO to HI).
     #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid)]
     grid: Option<GridSpec>,
+    /// With --grid: sweep the HMA3 lengths independently, every pair (a two-axis grid, as
+    /// `hullsweep sweep --grid3` builds it).
+    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid, requires = "grid")]
+    grid3: Option<GridSpec>,
     #[arg(
         long,
         value_name = "PCT",
@@ -153,10 +157,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
     let close = load_close(args.data.as_deref(), args.column.as_deref())?;
-    let params = load_params(
-        args.params.as_deref(),
-        args.grid.unwrap_or(kernel::DEFAULT_GRID),
-    )?;
+    let params = match (args.grid, args.grid3) {
+        (Some(hma), Some(hma3)) => kernel::grid2(hma, hma3)?,
+        _ => load_params(
+            args.params.as_deref(),
+            args.grid.unwrap_or(kernel::DEFAULT_GRID),
+        )?,
+    };
     kernel::validate_fee(args.fee)?;
     let name = match &args.data {
         Some(path) => path
@@ -199,6 +206,38 @@ fn write_golden(dir: PathBuf) -> anyhow::Result<()> {
             path.display(),
             d.params.len()
         );
+        write_metric_fixture(&mut worker, &d, &single, &dir, &versions)?;
     }
+    Ok(())
+}
+
+/// Writes the dataset's metric fixture from numba's `sweep_metrics`, after checking that its
+/// `pnl` and `trades` are the study's loop's bits (the metric loop must be the same loop).
+fn write_metric_fixture(
+    worker: &mut Worker,
+    d: &Dataset,
+    single: &SweepResult,
+    dir: &std::path::Path,
+    versions: &serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<()> {
+    use hullsweep::gate::metrics;
+    let rows = worker.metrics()?;
+    let plain = SweepResult {
+        pnl: rows.iter().map(|m| m.pnl).collect(),
+        trades: rows.iter().map(|m| m.trades).collect(),
+    };
+    let agree = gate::compare(&d.name, &plain, single);
+    if !agree.bit_identical() {
+        bail!(
+            "numba's sweep_metrics disagrees with its sweep on {}; not writing fixtures:\n{}\n{agree}",
+            d.name,
+            GateReport::header()
+        );
+    }
+    let path = metrics::write(
+        &dir.join("metrics"),
+        &metrics::Fixture::new(d, &rows, versions.clone()),
+    )?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }

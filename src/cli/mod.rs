@@ -2,9 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod columns;
 mod data;
 mod gate;
 mod lab;
+mod plot;
 mod serve;
 mod setup;
 mod sweep;

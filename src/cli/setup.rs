@@ -6,19 +6,25 @@
 /// Set HULLSWEEP_PYTHON to use another interpreter that already has numba instead.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Also install Ray and tqdm (reference/requirements-ray.txt, pinned) for hullsweep_rs.ray
-    /// and its tests.
+    /// Also install what the Python tests need beyond numba: Ray and tqdm
+    /// (reference/requirements-ray.txt, pinned) for hullsweep_rs.ray, and matplotlib
+    /// (reference/requirements-lab.txt) for the README's heatmap snippet, which they run.
     #[arg(long)]
     ray: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let python = if args.ray {
+        hullsweep::numba::ensure_extra("requirements-lab.txt", true)?;
         hullsweep::numba::ensure_extra("requirements-ray.txt", true)?
     } else {
         hullsweep::numba::ensure_venv(true)?
     };
-    let what = if args.ray { "numba and Ray" } else { "numba" };
+    let what = if args.ray {
+        "numba, Ray and matplotlib"
+    } else {
+        "numba"
+    };
     eprintln!("Python environment ready ({what}): {}", python.display());
     Ok(())
 }

@@ -32,6 +32,11 @@ pub struct Args {
         conflicts_with = "params"
     )]
     grid: GridSpec,
+    /// Sweep the HMA3 lengths independently (a two-axis grid): every pair of a --grid length
+    /// (the HMA: windows hma_n, hma_half, hma_sqrt) and a --grid3 length (the HMA3: hma3_m,
+    /// hma3_half, hma3_third), HMA length outer. Without it one length sets both indicators.
+    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid, conflicts_with = "params")]
+    grid3: Option<GridSpec>,
     /// Explicit combos: an n x 6 int64 .npy, columns hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third.
     #[arg(long, value_name = "FILE.npy")]
     params: Option<PathBuf>,
@@ -54,6 +59,19 @@ pub struct Args {
     /// rolling pass is run for the counts.
     #[arg(long)]
     stats: bool,
+    /// Add the metrics columns wins, long_pnl, short_pnl, long_trades, short_trades, best_trade,
+    /// worst_trade, max_drawdown, bars_in_market (defined in the repository's docs/kernel.md,
+    /// from the same event loop; every variant gives the numba reference's bits).
+    #[arg(long, conflicts_with = "stats")]
+    metrics: bool,
+    /// Draw the sweep as an SVG: a heatmap over (HMA length, HMA3 length) for a two-axis grid
+    /// (--grid3), a line over the length for a one-axis grid; the best combo is marked.
+    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"])]
+    plot: Option<PathBuf>,
+    /// The metric --plot draws: pnl, trades or any --metrics column (lowest is best for
+    /// max_drawdown, highest for the others).
+    #[arg(long, value_name = "NAME", default_value = "pnl", requires = "plot", value_parser = super::plot::parse_metric)]
+    metric: &'static str,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -90,80 +108,14 @@ pub fn parse_variant(name: &str) -> Result<Variant, String> {
 /// The `--fee` help: what the number means and what a negative one does.
 pub const FEE_HELP: &str = "Round-trip fee per closed trade, in percentage points (0.09 = 0.09%, subtracted from each trade's PnL in %); a negative fee is a rebate";
 
-/// Parses `--grid LO:HI:K`, reporting every problem at once. `K` may not exceed the number of
-/// integers in `[LO, HI]`: more would repeat lengths, and with them whole combos.
+/// Parses `--grid`/`--grid3 LO:HI:K` with the kernel's parser (the one Python and the Ray CLI
+/// use), which reports every problem at once and refuses `K` larger than the integers in
+/// `[LO, HI]`: more would repeat lengths, and with them whole combos.
 pub fn parse_grid(s: &str) -> Result<GridSpec, String> {
-    let parts: Vec<&str> = s.split(':').collect();
-    let [lo, hi, k] = parts[..] else {
-        return Err(format!(
-            "expected three parts LO:HI:K (for example 6:200:80), got {}",
-            parts.len()
-        ));
-    };
-    let int = |name: &str, text: &str| {
-        text.trim()
-            .parse::<i64>()
-            .map_err(|_| format!("{name} = {text:?} is not an integer"))
-    };
-    let mut problems = Vec::new();
-    let lo = match int("LO", lo) {
-        Ok(lo) if lo < 1 => {
-            problems.push(format!("LO = {lo} must be >= 1"));
-            Some(lo)
-        }
-        Ok(lo) => Some(lo),
-        Err(e) => {
-            problems.push(e);
-            None
-        }
-    };
-    let hi = match int("HI", hi) {
-        Ok(hi) => {
-            if let Some(lo) = lo.filter(|&lo| hi < lo) {
-                problems.push(format!("HI = {hi} must be >= LO = {lo}"));
-            }
-            Some(hi)
-        }
-        Err(e) => {
-            problems.push(e);
-            None
-        }
-    };
-    let k = match int("K", k) {
-        Ok(k) if k < 1 => {
-            problems.push(format!("K = {k} must be >= 1"));
-            Some(k)
-        }
-        Ok(k) => {
-            if let (Some(lo), Some(hi)) = (lo, hi) {
-                let room = i128::from(hi) - i128::from(lo) + 1;
-                if room >= 1 && i128::from(k) > room {
-                    problems.push(format!(
-                        "K = {k} lengths do not fit in [{lo}, {hi}], which holds {room} \
-                         integer(s), so lengths and combos would repeat; use K <= {room}"
-                    ));
-                }
-            }
-            Some(k)
-        }
-        Err(e) => {
-            problems.push(e);
-            None
-        }
-    };
-    let (Some(lo), Some(hi), Some(k)) = (lo, hi, k) else {
-        return Err(problems.join("; "));
-    };
-    if !problems.is_empty() {
-        return Err(problems.join("; "));
-    }
-    let spec = GridSpec {
-        lo,
-        hi,
-        k: usize::try_from(k).map_err(|_| format!("K = {k} is too large"))?,
-    };
-    spec.lengths().map_err(|e| e.to_string())?;
-    Ok(spec)
+    s.parse::<GridSpec>().map_err(|e| match e {
+        kernel::KernelError::BadGrid { detail } => detail,
+        other => other.to_string(),
+    })
 }
 
 pub fn threads(n: Option<usize>) -> anyhow::Result<Threads> {
@@ -197,7 +149,30 @@ pub fn load_params(params: Option<&Path>, grid: GridSpec) -> anyhow::Result<Vec<
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let close = load_close(args.data.as_deref(), args.column.as_deref())?;
-    let params = load_params(args.params.as_deref(), args.grid)?;
+    let grid = kernel::Grid {
+        hma: args.grid,
+        hma3: args.grid3,
+    };
+    let params = match (&args.params, args.grid3) {
+        (None, Some(_)) => grid.combos()?,
+        _ => load_params(args.params.as_deref(), args.grid)?,
+    };
+    if args.metrics || args.plot.is_some() {
+        return super::columns::run_metrics(
+            &close,
+            &params,
+            &grid,
+            super::columns::Request {
+                fee: args.fee,
+                variant: args.variant,
+                threads: threads(args.threads)?,
+                json: matches!(args.format, Format::Json),
+                metrics: args.metrics,
+                out: args.out.as_deref(),
+                plot: args.plot.as_deref().map(|p| (p, args.metric)),
+            },
+        );
+    }
     let threads = threads(args.threads)?;
     let rolling = matches!(args.variant, Variant::Rolling | Variant::RollingRayon);
     let run_rolling = |threads| {

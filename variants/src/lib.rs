@@ -108,6 +108,7 @@ pub use hullsweep_kernel::{
 };
 
 pub mod checked;
+pub mod metrics;
 pub mod prealloc;
 pub mod rayon;
 pub mod rolling;

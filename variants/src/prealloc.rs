@@ -6,7 +6,7 @@
 
 use crate::Threads;
 use hullsweep_kernel::{
-    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
+    Combo, KernelError, SweepResult, Tally, ValidClose, validate_params_and_fee, window,
 };
 use std::ops::Range;
 
@@ -101,6 +101,10 @@ pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>)
 
 /// The spec's event loop as a state machine fed bar by bar in order, so the pipeline can run it
 /// tile by tile; the operations and their order are the reference's.
+///
+/// With `track` set it also keeps the metrics' accumulators (docs/kernel.md, "Metrics"); they
+/// are touched only when the position changes, and a batch `(pnl, trades)` sweep leaves
+/// `track` off, so its loop is the plain one.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Backtest {
     pub(crate) pos: i64,
@@ -108,6 +112,14 @@ pub(crate) struct Backtest {
     pub(crate) pnl: f64,
     pub(crate) trades: i64,
     pub(crate) prev: f64,
+    pub(crate) track: bool,
+    pub(crate) tally: Tally,
+}
+
+impl Default for Backtest {
+    fn default() -> Self {
+        Backtest::new()
+    }
 }
 
 impl Backtest {
@@ -118,17 +130,92 @@ impl Backtest {
             pnl: 0.0,
             trades: 0,
             prev: f64::NAN,
+            track: false,
+            tally: Tally::new(),
         }
     }
 
-    /// Feeds bars in order, `d = hma - hma3`.
+    /// A loop that keeps the metrics when `track` is set.
+    pub(crate) fn tracking(track: bool) -> Self {
+        Backtest {
+            track,
+            ..Backtest::new()
+        }
+    }
+
+    /// The metrics of a tracking loop that has seen all `n_bars` bars.
+    pub(crate) fn metrics(&self, n_bars: usize) -> hullsweep_kernel::Metrics {
+        self.tally.finish(self.pnl, self.trades, n_bars)
+    }
+
+    /// Feeds bars in order, `d = hma - hma3`; bar `j` of the slices is bar `at + j` of the series.
     #[inline]
-    fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+    fn feed(&mut self, at: usize, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
         assert!(
             hma.len() == close.len() && hma3.len() == close.len(),
             "one bar each"
         );
-        self.feed_with(close, |j| hma[j] - hma3[j], fee_pct);
+        if self.track {
+            self.feed_tracked(at, close, |j| hma[j] - hma3[j], fee_pct);
+        } else {
+            self.feed_with(close, |j| hma[j] - hma3[j], fee_pct);
+        }
+    }
+
+    /// [`Backtest::feed_with`] keeping the metrics: the same quiet-chunk skip (a quiet chunk
+    /// neither opens nor closes a position), every other bar through [`Backtest::step_at`].
+    #[inline(never)]
+    fn feed_tracked<D: Fn(usize) -> f64>(
+        &mut self,
+        at: usize,
+        close: &[f64],
+        d_at: D,
+        fee_pct: f64,
+    ) {
+        const C: usize = 8;
+        let mut s = *self;
+        let full = close.len() / C * C;
+        let mut j0 = 0;
+        while j0 < full {
+            let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
+            let quiet = match s.pos {
+                1 => d.iter().all(|&x| x > 0.0),
+                -1 => d.iter().all(|&x| x < 0.0),
+                _ => false,
+            };
+            if quiet {
+                s.prev = d[C - 1];
+            } else {
+                for (j, (&c, &d)) in close[j0..j0 + C].iter().zip(&d).enumerate() {
+                    s.step_at(at + j0 + j, c, d, fee_pct);
+                }
+            }
+            j0 += C;
+        }
+        for (j, &c) in close.iter().enumerate().skip(full) {
+            s.step_at(at + j, c, d_at(j), fee_pct);
+        }
+        *self = s;
+    }
+
+    /// [`Backtest::step`] at bar `i`, keeping the metrics when `track` is set. The trade's PnL
+    /// is recomputed from the same operands by the same expression `step` adds to `pnl`, so the
+    /// accumulators see exactly the bits the reference's `t` has.
+    #[inline(always)]
+    pub(crate) fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
+        if !self.track {
+            return self.step(c, d, fee_pct);
+        }
+        let (pos, entry) = (self.pos, self.entry);
+        self.step(c, d, fee_pct);
+        if self.pos != pos {
+            if pos == 0 {
+                self.tally.entered(i);
+            } else {
+                let t = pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
+                self.tally.trade(pos, t, self.pnl);
+            }
+        }
     }
 
     /// Chunks of bars in which an open position cannot change are skipped in one step: with
@@ -211,13 +298,28 @@ pub fn run_combo_with<F>(
 where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
+    let mut bt = Backtest::new();
+    run_combo_bt(close, combo, fee_pct, buf, wma, &mut bt);
+    (bt.pnl, bt.trades)
+}
+
+/// [`run_combo_with`] feeding a caller's event loop `bt` (a tracking one keeps the metrics).
+pub(crate) fn run_combo_bt<F>(
+    close: &[f64],
+    combo: &Combo,
+    fee_pct: f64,
+    buf: &mut [f64],
+    wma: F,
+    bt: &mut Backtest,
+) where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
+{
     let n_bars = close.len();
     let [n, half, sqrt, m, half3, third] = combo.map(window);
     let (a, rest) = buf[..scratch_len(n_bars)].split_at_mut(n_bars);
     let (b, rest) = rest.split_at_mut(n_bars);
     let (c, rest) = rest.split_at_mut(n_bars);
     let (d, e) = rest.split_at_mut(n_bars);
-    let mut bt = Backtest::new();
 
     let mut t0 = 0;
     while t0 < n_bars {
@@ -251,10 +353,15 @@ where
         // never read again; a and c keep the differences the next tiles' windows reach back to).
         wma(a, sqrt, d, r.clone());
         wma(c, m, e, r.clone());
-        bt.feed(&close[r.clone()], &d[r.clone()], &e[r.clone()], fee_pct);
+        bt.feed(
+            r.start,
+            &close[r.clone()],
+            &d[r.clone()],
+            &e[r.clone()],
+            fee_pct,
+        );
         t0 = r.end;
     }
-    (bt.pnl, bt.trades)
 }
 
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.

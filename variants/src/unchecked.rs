@@ -99,6 +99,12 @@ pub unsafe fn backtest(close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) -
     (pnl, trades)
 }
 
+/// This variant's `(hma, hma3)` of one combo (its metrics sweep feeds them to the shared loop).
+pub(crate) fn indicators(close: &[f64], combo: &Combo) -> (Vec<f64>, Vec<f64>) {
+    let [n, half, sqrt, m, half3, third] = combo.map(window);
+    (hma(close, n, half, sqrt), hma3(close, m, half3, third))
+}
+
 fn run_combo(close: &[f64], combo: &Combo, fee_pct: f64) -> (f64, i64) {
     let [n, half, sqrt, m, half3, third] = combo.map(window);
     let h = hma(close, n, half, sqrt);

@@ -8,6 +8,9 @@ cluster; needs the [ray] extra) and hullsweep_rs.client (a client for the hullsw
     >>> close = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(5000))
     >>> params = np.array([[20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 25, 16]], dtype=np.int64)
     >>> pnl, trades = hullsweep_rs.sweep(close, params)   # fee_pct=0.09, variant="fastest"
+    >>> table = hullsweep_rs.sweep_metrics(close, hullsweep_rs.grid("10:60:6", "10:60:6"))
+    >>> sorted(table)[:3]                                  # a dict of numpy columns
+    ['bars_in_market', 'best_trade', 'hma3_half']
 """
 
 from ._native import (
@@ -15,6 +18,7 @@ from ._native import (
     fastest,
     grid,
     sweep,
+    sweep_metrics,
     validate_close,
     validate_params,
     variants,
@@ -25,6 +29,7 @@ __all__ = [
     "fastest",
     "grid",
     "sweep",
+    "sweep_metrics",
     "validate_close",
     "validate_params",
     "variants",

@@ -22,6 +22,17 @@ def sweep(
     or a bad price, window, fee, variant or thread count (named, with where it is).
     """
 
+def sweep_metrics(
+    close: npt.NDArray[np.float64],
+    params: npt.NDArray[np.int64],
+    fee_pct: float = 0.09,
+    variant: str = "fastest",
+    threads: int | None = None,
+) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64]]:
+    """Sweeps with docs/kernel.md's metrics: a dict of 1-D arrays (the six windows, then pnl,
+    trades, wins, long_pnl, short_pnl, long_trades, short_trades, best_trade, worst_trade,
+    max_drawdown, bars_in_market) that pandas.DataFrame / polars.DataFrame take as is."""
+
 def validate_close(close: npt.NDArray[np.float64]) -> None:
     """Checks a series as sweep() would: TypeError for a non-array or a wrong dtype, ValueError
     for a wrong shape, a strided array or the first bad price (named, with its index)."""
@@ -36,5 +47,6 @@ def variants() -> list[str]:
 def fastest() -> str:
     """The variant "fastest" resolves to on this machine."""
 
-def grid(spec: str) -> npt.NDArray[np.int64]:
-    """Expands a grid of HMA lengths "LO:HI:K" into an n x 6 int64 params array."""
+def grid(spec: str, spec3: str | None = None) -> npt.NDArray[np.int64]:
+    """Expands a grid of HMA lengths "LO:HI:K" (and, with spec3, of HMA3 lengths: every pair)
+    into an n x 6 int64 params array; ValueError on a bad spec or repeated lengths."""

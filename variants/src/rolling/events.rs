@@ -133,13 +133,14 @@ pub(super) fn run_fast(
             diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
         }
     }
-    let mut bt = Backtest::new();
+    let mut bt = Backtest::tracking(scratch.track);
     for (l, lane) in close.chunks(q).enumerate() {
-        bt.step(lane[0], dt[l], fee_pct);
+        bt.step_at(l * q, lane[0], dt[l], fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
         for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
-            bt.step(lane[k], dt[k * LANES + l], fee_pct);
+            bt.step_at(l * q + k, lane[k], dt[k * LANES + l], fee_pct);
         }
     }
+    scratch.last = bt;
     (bt.pnl, bt.trades)
 }

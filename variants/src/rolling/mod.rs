@@ -23,9 +23,11 @@ mod certify;
 mod events;
 mod fallback;
 mod lanes;
+mod metrics;
 mod prepare;
 
 pub use certify::{Plan, UNDERFLOW_TERM};
+pub use metrics::sweep_metrics;
 
 use certify::*;
 use events::*;
@@ -107,6 +109,10 @@ pub struct Scratch {
     pub(super) fallback: Vec<usize>,
     /// Buffers for the reference's arithmetic on fallback stretches.
     pub(super) reference: prealloc::Scratch,
+    /// Whether [`run_fast`]'s event loop keeps the metrics (the metrics sweep sets it).
+    pub(super) track: bool,
+    /// [`run_fast`]'s event loop after the last combo, for the metrics sweep to read.
+    pub(super) last: Backtest,
 }
 
 impl Scratch {

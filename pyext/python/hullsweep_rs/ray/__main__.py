@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     combos.add_argument("--params", metavar="P.npy", help="combos: an n x 6 int64 .npy")
     combos.add_argument("--grid", metavar="LO:HI:K", help="combos: K HMA lengths from LO to HI, "
                         "each expanded to six windows as `hullsweep sweep --grid` does")
+    ap.add_argument("--grid3", metavar="LO:HI:K", default=None,
+                    help="with --grid: sweep the HMA3 lengths independently, every pair (a "
+                    "two-axis grid, as `hullsweep sweep --grid3` does)")
     ap.add_argument("--fee", type=float, default=hs.DEFAULT_FEE_PCT, metavar="PCT",
                     help="round-trip fee per closed trade in percentage points; negative is a "
                     "rebate (default %(default)s)")
@@ -81,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress (a bar on a terminal, a line every few seconds in a log)")
     args = ap.parse_args(argv)
 
+    if args.grid3 is not None and args.grid is None:
+        ap.error("--grid3 needs --grid (the HMA lengths of the two-axis grid)")
     files = series_files(args.data)
     if args.params is not None:
         try:
@@ -89,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"error: --params {args.params}: {e}") from None
     else:
         try:
-            params = hs.grid(args.grid)
+            params = hs.grid(args.grid, args.grid3)
         except ValueError as e:
-            raise SystemExit(f"error: --grid: {e}") from None
+            raise SystemExit(f"error: --grid/--grid3: {e}") from None
     try:
         results = sweep_many(files, params, args.fee, variant=args.variant,
                              address=args.address, chunk_combos=args.chunk_combos,
