@@ -1,16 +1,11 @@
 //! What the metrics cost: each variant's `(pnl, trades)` sweep and its metrics sweep on the default
-//! data, interleaved (A B A B ...) in one run, medians and their ratio as a Markdown table.
+//! data, interleaved (A B A B ...) in one run, medians and their ratio as a Markdown table (the
+//! same section `hullsweep lab` writes into reports/lab.md).
 //!
-//! `cargo run --release --example metrics_cost [ROUNDS]` (default 7); reports/lab.md quotes it.
+//! `cargo run --release --example metrics_cost [ROUNDS]` (default 7).
 
 use hullsweep::machine::Machine;
-use hullsweep::{Threads, Variant, kernel};
-use std::time::Instant;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+use hullsweep::{kernel, metrics_lab};
 
 fn main() -> anyhow::Result<()> {
     let rounds: usize = match std::env::args().nth(1) {
@@ -19,43 +14,13 @@ fn main() -> anyhow::Result<()> {
     };
     let close = kernel::default_close();
     let params = kernel::default_params();
-    let fee = kernel::DEFAULT_FEE_PCT;
-    let runs = [
-        (Variant::Rolling, Threads::Fixed(1), "rolling"),
-        (Variant::RollingRayon, Threads::Auto, "rolling-rayon"),
-        (Variant::Simd, Threads::Fixed(1), "simd"),
-        (Variant::Rayon, Threads::Auto, "rayon"),
-    ];
+    let rows = metrics_lab::run(&close, &params, kernel::DEFAULT_FEE_PCT, rounds, |_| {})?;
     println!(
-        "{} bars x {} combos, median of {rounds} interleaved rounds (plain, metrics, plain, ...).\n",
-        close.len(),
-        params.len()
+        "{}",
+        metrics_lab::to_markdown(&rows, close.len(), params.len(), rounds)
     );
-    println!("| variant | (pnl, trades) median (s) | metrics median (s) | metrics / plain |");
-    println!("|---|---:|---:|---:|");
-    for (v, threads, name) in runs {
-        // One warm-up each (pools, page faults), then the interleaved rounds.
-        let want = v.sweep(&close, &params, fee, threads)?;
-        let got = v.sweep_metrics(&close, &params, fee, threads)?;
-        assert!(
-            got.iter()
-                .zip(&want.pnl)
-                .all(|(m, p)| m.pnl.to_bits() == p.to_bits())
-        );
-        let (mut plain, mut metrics) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            let t = Instant::now();
-            std::hint::black_box(v.sweep(&close, &params, fee, threads)?);
-            plain.push(t.elapsed().as_secs_f64());
-            let t = Instant::now();
-            std::hint::black_box(v.sweep_metrics(&close, &params, fee, threads)?);
-            metrics.push(t.elapsed().as_secs_f64());
-        }
-        let (p, m) = (median(plain), median(metrics));
-        println!("| {name} | {p:.4} | {m:.4} | {:.2}x |", m / p);
-    }
     println!(
-        "\nMachine: {}. Date: {}.",
+        "Machine: {}. Date: {}.",
         Machine::detect().summary(),
         hullsweep::machine::today()
     );

@@ -12,5 +12,6 @@ pub mod gate;
 pub mod io;
 pub mod lab;
 pub mod machine;
+pub mod metrics_lab;
 pub mod numba;
 pub mod rolling_lab;

@@ -175,6 +175,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         file_table += "\n";
         file_table += &section;
     }
+    // What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
+    if args.variants.is_empty() {
+        let bar = ProgressBar::new_spinner();
+        let rows =
+            hullsweep::metrics_lab::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, |m| {
+                bar.set_message(m.to_string());
+                bar.tick();
+            })?;
+        bar.finish_and_clear();
+        let section = hullsweep::metrics_lab::to_markdown(
+            &rows,
+            cfg.close.len(),
+            cfg.params.len(),
+            cfg.rounds,
+        );
+        table += "\n";
+        table += &section;
+        file_table += "\n";
+        file_table += &section;
+    }
     println!("{table}");
     if let Some(path) = &args.out {
         std::fs::write(path, &file_table)
