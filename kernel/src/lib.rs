@@ -9,7 +9,7 @@ mod data;
 mod error;
 
 pub use data::{
-    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec, default_close,
+    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream, GridSpec, default_close,
     default_params, derive_windows, fnv1a64, gbm, grid,
 };
 pub use error::KernelError;

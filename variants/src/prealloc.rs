@@ -101,8 +101,12 @@ pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>)
 
 /// The spec's event loop as a state machine fed bar by bar in order, so the pipeline can run it
 /// tile by tile; the operations and their order are the reference's.
+///
+/// It is also one combo's whole state between two pushes of a [`Sweeper`](crate::Sweeper):
+/// callers outside this crate treat it as opaque and read only [`pnl`](Backtest::pnl) and
+/// [`trades`](Backtest::trades).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Backtest {
+pub struct Backtest {
     pub(crate) pos: i64,
     pub(crate) entry: f64,
     pub(crate) pnl: f64,
@@ -110,8 +114,15 @@ pub(crate) struct Backtest {
     pub(crate) prev: f64,
 }
 
+impl Default for Backtest {
+    fn default() -> Self {
+        Backtest::new()
+    }
+}
+
 impl Backtest {
-    pub(crate) fn new() -> Self {
+    /// The state before the first bar: flat, nothing booked.
+    pub fn new() -> Self {
         Backtest {
             pos: 0,
             entry: 0.0,
@@ -121,9 +132,19 @@ impl Backtest {
         }
     }
 
+    /// PnL of the closed trades so far, in percent.
+    pub fn pnl(&self) -> f64 {
+        self.pnl
+    }
+
+    /// Closed trades so far.
+    pub fn trades(&self) -> i64 {
+        self.trades
+    }
+
     /// Feeds bars in order, `d = hma - hma3`.
     #[inline]
-    fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+    pub(crate) fn feed(&mut self, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
         assert!(
             hma.len() == close.len() && hma3.len() == close.len(),
             "one bar each"
@@ -211,13 +232,31 @@ pub fn run_combo_with<F>(
 where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
+    let mut bt = Backtest::new();
+    run_combo_from(close, combo, fee_pct, buf, wma, 0, &mut bt);
+    (bt.pnl, bt.trades)
+}
+
+/// [`run_combo_with`] resumed: bars before `from` are lookback only (their WMAs are computed,
+/// the event loop does not see them) and the event loop continues from `bt`. A sweep resumed
+/// this way over the last lookback bars and a new chunk equals the sweep of the whole series.
+pub fn run_combo_from<F>(
+    close: &[f64],
+    combo: &Combo,
+    fee_pct: f64,
+    buf: &mut [f64],
+    wma: F,
+    from: usize,
+    bt: &mut Backtest,
+) where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
+{
     let n_bars = close.len();
     let [n, half, sqrt, m, half3, third] = combo.map(window);
     let (a, rest) = buf[..scratch_len(n_bars)].split_at_mut(n_bars);
     let (b, rest) = rest.split_at_mut(n_bars);
     let (c, rest) = rest.split_at_mut(n_bars);
     let (d, e) = rest.split_at_mut(n_bars);
-    let mut bt = Backtest::new();
 
     let mut t0 = 0;
     while t0 < n_bars {
@@ -251,10 +290,12 @@ where
         // never read again; a and c keep the differences the next tiles' windows reach back to).
         wma(a, sqrt, d, r.clone());
         wma(c, m, e, r.clone());
-        bt.feed(&close[r.clone()], &d[r.clone()], &e[r.clone()], fee_pct);
+        let fed = r.start.max(from)..r.end;
+        if !fed.is_empty() {
+            bt.feed(&close[fed.clone()], &d[fed.clone()], &e[fed], fee_pct);
+        }
         t0 = r.end;
     }
-    (bt.pnl, bt.trades)
 }
 
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.
@@ -301,7 +342,7 @@ where
     Ok(())
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry: one scratch and one result for the whole sweep.
+/// The batch sweep: one scratch and one result for the whole sweep.
 pub fn sweep(
     close: ValidClose<'_>,
     params: &[Combo],
@@ -309,6 +350,39 @@ pub fn sweep(
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
     sweep_fresh_with(close, params, fee_pct, wma_range_into)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry: resumed from `states` at bar `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    sweep_from_with(close, params, fee_pct, from, states, wma_range_into)
+}
+
+/// A resumed sweep with a pluggable WMA kernel, one scratch for every combo.
+pub(crate) fn sweep_from_with<F>(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    from: usize,
+    states: &mut [Backtest],
+    wma: F,
+) -> Result<(), KernelError>
+where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
+{
+    crate::check_resume(close, params, fee_pct, from, states)?;
+    let close = close.bars();
+    let mut scratch = Scratch::new(close.len());
+    for (combo, bt) in params.iter().zip(states) {
+        run_combo_from(close, combo, fee_pct, &mut scratch.buf, wma, from, bt);
+    }
+    Ok(())
 }
 
 /// One sweep with a scratch and result of its own (the SIMD variant passes its WMA kernel).

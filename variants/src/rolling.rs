@@ -818,7 +818,9 @@ fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, usize)) {
     }
 }
 
-/// One combo on the fast path: (pnl, trades), bit-identical to the reference.
+/// One combo on the fast path, bit-identical to the reference: the event loop `bt` runs from
+/// bar `from` (the bars before it are lookback, see [`SweepFn`](crate::SweepFn)).
+#[allow(clippy::too_many_arguments)]
 fn run_fast(
     prep: &Prepared<'_>,
     plan: &Plan,
@@ -827,7 +829,9 @@ fn run_fast(
     kernel: WmaKernel,
     scratch: &mut Scratch,
     stats: &mut Stats,
-) -> (f64, i64) {
+    from: usize,
+    bt: &mut Backtest,
+) {
     fast_d_on(tier, prep, plan, scratch);
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
@@ -847,10 +851,11 @@ fn run_fast(
             dt[pos] = f64::NAN;
             set(signs, pos, class(f64::NAN));
         });
-        masked += end.saturating_sub(p.max(done));
+        // Lookback bars (before `from`) are counted by the push that fed them.
+        masked += end.saturating_sub(p.max(done).max(from));
         done = done.max(end);
     }
-    stats.bars += (n - masked) as u64;
+    stats.bars += (n - from - masked) as u64;
     // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
     // Lane by lane, so the bars come out in order (lane `l` holds bars `l q .. (l + 1) q`).
     scratch.fallback.clear();
@@ -858,7 +863,7 @@ fn run_fast(
         for r in &scratch.uncertain {
             for k in r.clone() {
                 let i = l * q + k;
-                if dt[k * LANES + l] == UNCERTIFIED && i < n {
+                if dt[k * LANES + l] == UNCERTIFIED && i < n && i >= from {
                     scratch.fallback.push(i);
                 }
             }
@@ -916,15 +921,22 @@ fn run_fast(
             diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
         }
     }
-    let mut bt = Backtest::new();
+    // The loop starts at bar `from`, always stepped (its class may differ from `bt`'s last).
     for (l, lane) in close.chunks(q).enumerate() {
-        bt.step(lane[0], dt[l], fee_pct);
+        let Some(k0) = from
+            .checked_sub(l * q)
+            .map_or(Some(0), |k| (k < lane.len()).then_some(k))
+        else {
+            continue;
+        };
+        bt.step(lane[k0], dt[k0 * LANES + l], fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
-        for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
+        let events = &scratch.events[l];
+        let after = events.partition_point(|&k| k <= k0);
+        for &k in events[after..].iter().take_while(|&&k| k < lane.len()) {
             bt.step(lane[k], dt[k * LANES + l], fee_pct);
         }
     }
-    (bt.pnl, bt.trades)
 }
 
 /// Runs the combos `order` (indices into `params`) with one scratch, into `(k, pnl, trades)`.
@@ -940,22 +952,29 @@ fn run_combos(
     direct: &mut prealloc::Scratch,
     stats: &mut Stats,
     k: usize,
-) -> (f64, i64) {
+    from: usize,
+    bt: &mut Backtest,
+) {
     match &routes[k] {
+        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
         Route::AllNan => {
             stats.all_nan_combos += 1;
-            (0.0, 0)
+            if from < prep.close.len() {
+                bt.step(prep.close[from], f64::NAN, fee_pct);
+            }
         }
-        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats),
+        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt),
         Route::Direct => {
             stats.direct_combos += 1;
             direct.reserve(prep.close.len());
-            prealloc::run_combo_with(
+            prealloc::run_combo_from(
                 prep.close,
                 &params[k],
                 fee_pct,
                 direct.as_mut_slice(),
                 |x, w, o, r| kernel.wma_range(x, w, o, r),
+                from,
+                bt,
             )
         }
     }
@@ -972,7 +991,37 @@ pub fn sweep_with_stats(
     tier: Tier,
     kernel: WmaKernel,
 ) -> Result<(SweepResult, Stats), KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
+    let mut states = vec![Backtest::new(); params.len()];
+    let stats = sweep_from_with_stats(
+        close,
+        params,
+        fee_pct,
+        threads,
+        tier,
+        kernel,
+        0,
+        &mut states,
+    )?;
+    let result = SweepResult {
+        pnl: states.iter().map(Backtest::pnl).collect(),
+        trades: states.iter().map(Backtest::trades).collect(),
+    };
+    Ok((result, stats))
+}
+
+/// [`sweep_with_stats`] resumed at bar `from` from `states` (see [`SweepFn`](crate::SweepFn)).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_from_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<Stats, KernelError> {
+    crate::check_resume(close, params, fee_pct, from, states)?;
     let close = close.bars();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
     let plans: Vec<Option<Plan>> = routes
@@ -983,12 +1032,14 @@ pub fn sweep_with_stats(
         })
         .collect();
     let prep = Prepared::new(close, &plans);
-    let mut result = SweepResult::zeroed(params.len());
     let mut stats = Stats::default();
+    let start: &[Backtest] = states;
     let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
+        let mut bt = start[k];
         run_combos(
-            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k,
-        )
+            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k, from, &mut bt,
+        );
+        bt
     };
     let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
         let mut scratch = Scratch::default();
@@ -997,8 +1048,7 @@ pub fn sweep_with_stats(
         let mut stats = Stats::default();
         let mut done = Vec::new();
         while let Some(k) = next() {
-            let (pnl, trades) = run(&mut scratch, &mut direct, &mut stats, k);
-            done.push((k, pnl, trades));
+            done.push((k, run(&mut scratch, &mut direct, &mut stats, k)));
         }
         stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
         (done, stats)
@@ -1006,15 +1056,14 @@ pub fn sweep_with_stats(
     stats.memory_bytes = prep.bytes() as u64;
     for (worker, s) in done {
         stats.add(&s);
-        for (k, pnl, trades) in worker {
-            result.pnl[k] = pnl;
-            result.trades[k] = trades;
+        for (k, bt) in worker {
+            states[k] = bt;
         }
     }
-    Ok((result, stats))
+    Ok(stats)
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry, single thread: the best tier for this CPU.
+/// The batch sweep, single thread: the best tier for this CPU.
 pub fn sweep(
     close: ValidClose<'_>,
     params: &[Combo],
@@ -1024,22 +1073,39 @@ pub fn sweep(
     sweep_par(close, params, fee_pct, Threads::Fixed(1))
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers.
+/// The batch sweep over `threads` workers.
 pub fn sweep_par(
     close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
 ) -> Result<SweepResult, KernelError> {
-    sweep_with_stats(
-        close,
-        params,
-        fee_pct,
-        threads,
-        Tier::best(),
-        WmaKernel::best(),
-    )
-    .map(|(r, _)| r)
+    crate::batch(sweep_par_from, close, params, fee_pct, threads)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry, single thread, resumed at `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    sweep_par_from(close, params, fee_pct, Threads::Fixed(1), from, states)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers, resumed at `from`.
+pub fn sweep_par_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    let (tier, kernel) = (Tier::best(), WmaKernel::best());
+    sweep_from_with_stats(close, params, fee_pct, threads, tier, kernel, from, states).map(|_| ())
 }
 
 /// The two parts of a combo's bound coefficient, `(fast, reference)`: the fast path's distance
