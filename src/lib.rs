@@ -13,3 +13,4 @@ pub mod lab;
 pub mod machine;
 pub mod numba;
 pub mod rolling_lab;
+pub mod source;

@@ -7,6 +7,7 @@ mod gate;
 mod lab;
 mod serve;
 mod setup;
+mod stream;
 mod sweep;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.

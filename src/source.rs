@@ -1,0 +1,280 @@
+//! Close series read in pieces (`.npy`, CSV, Parquet), so a sweep of any length holds one chunk
+//! at a time; every error names the file, the column and the row or line of the bad value.
+
+use crate::io::{DataError, csv_layout, io_err, parse_csv_cell};
+use npyz::{DType, NpyFile};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// Bars per chunk the CLI reads: 1 Mi bars (8 MiB), long enough that the lookback carried from
+/// chunk to chunk (a few hundred bars on the default grid) costs nothing measurable.
+pub const CHUNK_BARS: usize = 1 << 20;
+
+/// A close series read chunk by chunk.
+pub trait Source: Send {
+    /// Clears `buf` and fills it with up to `max` next bars; `Ok(false)` at the end of the
+    /// series (then `buf` is empty).
+    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError>;
+    /// The number of bars, when the file says so up front (for progress and ETA).
+    fn len_hint(&self) -> Option<u64>;
+    /// The file.
+    fn path(&self) -> &Path;
+    /// The column the bars come from (`None` for a 1-D `.npy`).
+    fn column(&self) -> Option<&str>;
+    /// The file line of bar `index`, for a bar of the chunk last returned (CSV only).
+    fn line_of(&self, index: u64) -> Option<u64>;
+}
+
+/// Opens `path` by extension: `.npy`, `.csv` or `.parquet`.
+pub fn open(path: &Path, column: Option<&str>) -> Result<Box<dyn Source>, DataError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("npy") => Ok(Box::new(NpySource::open(path)?)),
+        Some(e) if e.eq_ignore_ascii_case("csv") => Ok(Box::new(CsvSource::open(path, column)?)),
+        _ => Err(DataError::UnknownType {
+            path: path.to_path_buf(),
+        }),
+    }
+}
+
+/// A 1-D float64 `.npy`, read straight from the file after the header (little- or big-endian).
+pub struct NpySource {
+    path: PathBuf,
+    reader: BufReader<File>,
+    big_endian: bool,
+    total: u64,
+    done: u64,
+    bytes: Vec<u8>,
+}
+
+impl NpySource {
+    /// Opens the file and checks its header: float64, one dimension.
+    pub fn open(path: &Path) -> Result<Self, DataError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        let npy = NpyFile::new(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
+            DataError::Malformed {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            }
+        })?;
+        let descr = match npy.dtype() {
+            DType::Plain(ts) => ts.to_string(),
+            other => format!("{other:?}"),
+        };
+        if descr != "<f8" && descr != ">f8" {
+            return Err(DataError::Dtype {
+                path: path.to_path_buf(),
+                found: descr,
+                expected: "float64 (<f8)",
+            });
+        }
+        if npy.shape().len() != 1 {
+            return Err(DataError::Shape {
+                path: path.to_path_buf(),
+                found: npy.shape().to_vec(),
+                expected: "a 1-D array",
+            });
+        }
+        let total = npy.shape()[0];
+        Ok(NpySource {
+            path: path.to_path_buf(),
+            reader: npy.into_inner(),
+            big_endian: descr.starts_with('>'),
+            total,
+            done: 0,
+            bytes: Vec::new(),
+        })
+    }
+}
+
+impl Source for NpySource {
+    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
+        buf.clear();
+        let want = (self.total - self.done).min(max as u64) as usize;
+        if want == 0 {
+            return Ok(false);
+        }
+        self.bytes.resize(want * 8, 0);
+        let mut got = 0;
+        while got < self.bytes.len() {
+            match self.reader.read(&mut self.bytes[got..]) {
+                Ok(0) => {
+                    return Err(DataError::Malformed {
+                        path: self.path.clone(),
+                        detail: format!(
+                            "truncated: the header says {} bars, the file ends after {}",
+                            self.total,
+                            self.done + got as u64 / 8
+                        ),
+                    });
+                }
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_err(&self.path)(e)),
+            }
+        }
+        let big = self.big_endian;
+        buf.extend(self.bytes.chunks_exact(8).map(|b| {
+            let b: [u8; 8] = b.try_into().expect("chunks of 8");
+            if big {
+                f64::from_be_bytes(b)
+            } else {
+                f64::from_le_bytes(b)
+            }
+        }));
+        self.done += want as u64;
+        Ok(true)
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        Some(self.total)
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn column(&self) -> Option<&str> {
+        None
+    }
+
+    fn line_of(&self, _: u64) -> Option<u64> {
+        None
+    }
+}
+
+/// One column of a CSV file, read line by line with the rules of [`crate::io::read_close_csv`].
+pub struct CsvSource {
+    path: PathBuf,
+    reader: BufReader<File>,
+    layout: crate::io::CsvLayout,
+    /// 1-based number of the last line read.
+    line: u64,
+    /// Bars returned before the current chunk.
+    bars_before: u64,
+    /// File line of each bar of the current chunk.
+    lines: Vec<u64>,
+    /// Blank lines seen after the last row (several columns): fine at the end of the file,
+    /// an error if a row follows.
+    pending_blank: Option<u64>,
+    text: Vec<u8>,
+    done: bool,
+    size: u64,
+}
+
+impl CsvSource {
+    /// Opens the file and reads its header (delimiter and column resolved here).
+    pub fn open(path: &Path, column: Option<&str>) -> Result<Self, DataError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let mut text = Vec::new();
+        reader.read_until(b'\n', &mut text).map_err(io_err(path))?;
+        let header = trim_eol(&text).to_vec();
+        let layout = csv_layout(path, &header, text.is_empty(), column)?;
+        Ok(CsvSource {
+            path: path.to_path_buf(),
+            reader,
+            layout,
+            line: 1,
+            bars_before: 0,
+            lines: Vec::new(),
+            pending_blank: None,
+            text,
+            done: false,
+            size,
+        })
+    }
+
+    fn csv_err(&self, detail: String) -> DataError {
+        DataError::Csv {
+            path: self.path.clone(),
+            detail,
+        }
+    }
+
+    /// The file's size in bytes (progress by bytes when the bar count is unknown).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl Source for CsvSource {
+    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
+        buf.clear();
+        self.bars_before += self.lines.len() as u64;
+        self.lines.clear();
+        while !self.done && buf.len() < max {
+            self.text.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.text)
+                .map_err(io_err(&self.path))?;
+            if n == 0 {
+                self.done = true;
+                break;
+            }
+            self.line += 1;
+            let line = trim_eol(&self.text);
+            if line.contains(&b'\r') {
+                return Err(self.csv_err(format!(
+                    "line {}: a carriage return inside the line; expected \\n or \\r\\n line endings",
+                    self.line
+                )));
+            }
+            let bar = self.bars_before + buf.len() as u64;
+            let value = if line.is_empty() {
+                if self.layout.width > 1 {
+                    // No cell, so no bar; refused below if a row follows.
+                    self.pending_blank.get_or_insert(self.line);
+                    continue;
+                }
+                f64::NAN
+            } else {
+                if let Some(blank) = self.pending_blank {
+                    return Err(self.csv_err(format!(
+                        "line {blank} is blank; with several columns a missing bar is a row with \
+                         an empty cell in column {:?}: remove the line or give it its cells",
+                        self.layout.name
+                    )));
+                }
+                parse_csv_cell(&self.path, &self.layout, line, self.line, bar)?
+            };
+            buf.push(value);
+            self.lines.push(self.line);
+        }
+        Ok(!buf.is_empty())
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        None
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn column(&self) -> Option<&str> {
+        Some(&self.layout.name)
+    }
+
+    fn line_of(&self, index: u64) -> Option<u64> {
+        let k = index.checked_sub(self.bars_before)?;
+        self.lines.get(usize::try_from(k).ok()?).copied()
+    }
+}
+
+/// Reads a whole series through a [`Source`] (small files, tests).
+pub fn read_all(source: &mut dyn Source) -> Result<Vec<f64>, DataError> {
+    let mut all = Vec::new();
+    let mut buf = Vec::new();
+    while source.next_chunk(&mut buf, CHUNK_BARS)? {
+        all.extend_from_slice(&buf);
+    }
+    Ok(all)
+}
