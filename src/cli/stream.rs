@@ -7,6 +7,7 @@ use hullsweep::source::{self, CHUNK_BARS, Source};
 use hullsweep::variants::Sweeper;
 use hullsweep::{Combo, KernelError, SweepResult, Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
+use npyz::WriterBuilder;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -198,5 +199,41 @@ pub fn write_atomic(
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes `bars` of [`gbm`](hullsweep::kernel::gbm) to `path` (`.npy`) piece by piece, with a
+/// progress bar; all or nothing, as [`write_atomic`].
+pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Result<()> {
+    if bars == 0 {
+        bail!("--bars 0: the series needs at least one bar");
+    }
+    let mut generator = hullsweep::kernel::GbmStream::new(seed, sigma)?;
+    let progress = progress(Some(bars as u64), "writing");
+    let mut chunk = vec![0.0; CHUNK_BARS];
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !ext.eq_ignore_ascii_case("npy") {
+        bail!("{}: expected a .npy file name", path.display());
+    }
+    write_atomic(path, |w| {
+        let mut npy = npyz::WriteOptions::new()
+            .default_dtype()
+            .shape(&[bars as u64])
+            .writer(w)
+            .begin_nd()?;
+        let mut left = bars;
+        while left > 0 {
+            if interrupted().load(Ordering::Relaxed) {
+                return Err(std::io::Error::other("interrupted"));
+            }
+            let piece = &mut chunk[..left.min(CHUNK_BARS)];
+            generator.fill(piece).map_err(std::io::Error::other)?;
+            npy.extend(piece.iter().copied())?;
+            progress.inc(piece.len() as u64);
+            left -= piece.len();
+        }
+        npy.finish()
+    })?;
+    progress.finish_and_clear();
     Ok(())
 }
