@@ -8,10 +8,20 @@ cluster; needs the [ray] extra) and hullsweep_rs.client (a client for the hullsw
     >>> close = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(5000))
     >>> params = np.array([[20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 25, 16]], dtype=np.int64)
     >>> pnl, trades = hullsweep_rs.sweep(close, params)   # fee_pct=0.09, variant="fastest"
+
+A series too long for memory goes through a Sweeper in pieces (the same bits for any chunking):
+
+    >>> s = hullsweep_rs.Sweeper(params)
+    >>> for piece in np.array_split(close, 7):
+    ...     s.push(piece)
+    >>> pnl2, trades2 = s.finish()
+    >>> bool((pnl2 == pnl).all() and (trades2 == trades).all())
+    True
 """
 
 from ._native import (
     DEFAULT_FEE_PCT,
+    Sweeper,
     fastest,
     grid,
     sweep,
@@ -22,6 +32,7 @@ from ._native import (
 
 __all__ = [
     "DEFAULT_FEE_PCT",
+    "Sweeper",
     "fastest",
     "grid",
     "sweep",
