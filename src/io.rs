@@ -31,7 +31,7 @@ pub enum DataError {
         found: Vec<u64>,
         expected: &'static str,
     },
-    #[error("{path}: unknown file type; expected a .npy or .csv file")]
+    #[error("{path}: unknown file type; expected a .npy, .csv or .parquet file")]
     UnknownType { path: PathBuf },
     #[error("{path}: {detail}")]
     Csv { path: PathBuf, detail: String },
@@ -369,11 +369,14 @@ pub fn read_valid_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, D
     }
 }
 
-/// Reads a close series from `.npy` or `.csv`, chosen by extension.
+/// Reads a close series from `.npy`, `.csv` or `.parquet`, chosen by extension.
 pub fn read_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("npy") => read_close_npy(path),
         Some(e) if e.eq_ignore_ascii_case("csv") => read_close_csv(path, column),
+        Some(e) if e.eq_ignore_ascii_case("parquet") => {
+            crate::source::read_all(crate::source::open(path, column)?.as_mut())
+        }
         _ => Err(DataError::UnknownType {
             path: path.to_path_buf(),
         }),

@@ -12,5 +12,6 @@ pub mod io;
 pub mod lab;
 pub mod machine;
 pub mod numba;
+pub mod parquet_io;
 pub mod rolling_lab;
 pub mod source;

@@ -31,6 +31,9 @@ pub fn open(path: &Path, column: Option<&str>) -> Result<Box<dyn Source>, DataEr
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("npy") => Ok(Box::new(NpySource::open(path)?)),
         Some(e) if e.eq_ignore_ascii_case("csv") => Ok(Box::new(CsvSource::open(path, column)?)),
+        Some(e) if e.eq_ignore_ascii_case("parquet") => Ok(Box::new(
+            crate::parquet_io::ParquetSource::open(path, column)?,
+        )),
         _ => Err(DataError::UnknownType {
             path: path.to_path_buf(),
         }),

@@ -140,3 +140,44 @@ fn bad_input_is_named_and_leaves_no_output() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn parquet_in_and_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (npy, pq) = (dir.path().join("c.npy"), dir.path().join("c.parquet"));
+    for out in [&npy, &pq] {
+        hullsweep()
+            .args(["data", "--bars", "300000", "--out", s(out)])
+            .assert()
+            .success();
+    }
+    let sweep = |data: &Path| {
+        let out = hullsweep()
+            .args(["sweep", "--data", s(data), "--grid", "6:80:4"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(sweep(&pq), sweep(&npy));
+
+    // A bad price in the second row group is named by file, column and row.
+    let mut close = hullsweep::kernel::gbm(5000, 1, 0.01).unwrap();
+    close[3210] = -1.5;
+    let bad = dir.path().join("bad.parquet");
+    let mut f = std::fs::File::create(&bad).unwrap();
+    let mut w = hullsweep::parquet_io::ParquetWriter::new(&mut f).unwrap();
+    w.put(&close[..3000]).unwrap();
+    w.put(&close[3000..]).unwrap();
+    w.finish().unwrap();
+    let e = fails(&["sweep", "--data", s(&bad), "--column", "Close"]);
+    assert!(
+        e.contains("bad.parquet: bad price -1.5 at index 3210 in column \"close\""),
+        "{e}"
+    );
+    let e = fails(&["sweep", "--data", s(&bad), "--column", "open"]);
+    assert!(
+        e.contains("no column named \"open\"") && e.contains("[\"close\"]"),
+        "{e}"
+    );
+}

@@ -166,11 +166,11 @@ pub fn sweep_file(
     Ok((result, bars))
 }
 
-/// Writes `text` to `path` all or nothing: into a temporary file beside it, renamed over it
-/// once complete, so an error or Ctrl-C never leaves a partial file.
+/// Writes `path` all or nothing: `write` fills a temporary file beside it, which is renamed
+/// over `path` once complete, so an error or Ctrl-C never leaves a partial file.
 pub fn write_atomic(
     path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut std::fs::File) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -181,12 +181,7 @@ pub fn write_atomic(
         .suffix(".part")
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    {
-        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        write(&mut w).with_context(|| format!("cannot write {}", path.display()))?;
-        w.flush()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    write(tmp.as_file_mut()).with_context(|| format!("cannot write {}", path.display()))?;
     if interrupted().load(Ordering::Relaxed) {
         bail!("interrupted; {} was not written", path.display());
     }
@@ -212,27 +207,41 @@ pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Res
     let progress = progress(Some(bars as u64), "writing");
     let mut chunk = vec![0.0; CHUNK_BARS];
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    if !ext.eq_ignore_ascii_case("npy") {
-        bail!("{}: expected a .npy file name", path.display());
+    let parquet = ext.eq_ignore_ascii_case("parquet");
+    if !parquet && !ext.eq_ignore_ascii_case("npy") {
+        bail!("{}: expected a .npy or .parquet file name", path.display());
     }
-    write_atomic(path, |w| {
-        let mut npy = npyz::WriteOptions::new()
-            .default_dtype()
-            .shape(&[bars as u64])
-            .writer(w)
-            .begin_nd()?;
+    let mut pieces = |put: &mut dyn FnMut(&[f64]) -> anyhow::Result<()>| -> anyhow::Result<()> {
         let mut left = bars;
         while left > 0 {
             if interrupted().load(Ordering::Relaxed) {
-                return Err(std::io::Error::other("interrupted"));
+                bail!("interrupted");
             }
             let piece = &mut chunk[..left.min(CHUNK_BARS)];
-            generator.fill(piece).map_err(std::io::Error::other)?;
-            npy.extend(piece.iter().copied())?;
+            generator.fill(piece)?;
+            put(piece)?;
             progress.inc(piece.len() as u64);
             left -= piece.len();
         }
-        npy.finish()
+        Ok(())
+    };
+    write_atomic(path, |file| {
+        if parquet {
+            let mut w = hullsweep::parquet_io::ParquetWriter::new(file)?;
+            pieces(&mut |p| Ok(w.put(p)?))?;
+            w.finish()?;
+        } else {
+            let mut w = std::io::BufWriter::new(file);
+            let mut npy = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&[bars as u64])
+                .writer(&mut w)
+                .begin_nd()?;
+            pieces(&mut |p| Ok(npy.extend(p.iter().copied())?))?;
+            npy.finish()?;
+            w.flush()?;
+        }
+        Ok(())
     })?;
     progress.finish_and_clear();
     Ok(())

@@ -16,11 +16,12 @@ use std::time::Instant;
 /// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Close series: a .npy (1-D float64) or .csv file, read and swept in chunks of 1 Mi bars,
-    /// so its length is limited by the disk, not memory. Default: the built-in 150,000-bar series.
+    /// Close series: a .npy (1-D float64), .csv or .parquet (a float64 column) file, read and
+    /// swept in chunks (1 Mi bars, or one Parquet row group), so its length is limited by the
+    /// disk, not memory. Default: the built-in 150,000-bar series.
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
-    /// CSV column holding the close (default: the only column, or the one named "close"); a
+    /// CSV or Parquet column holding the close (default: the only column, or the one named "close"); a
     /// name matches in any case when only one column does. Comma, semicolon or tab separated.
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
@@ -217,10 +218,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let secs = start.elapsed().as_secs_f64();
         write_results(&args, &params, &result)?;
         eprintln!(
-            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks of {} bars)",
+            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks)",
             params.len(),
             args.variant.name(),
-            hullsweep::source::CHUNK_BARS
         );
         return Ok(());
     }
@@ -277,7 +277,7 @@ fn write_results(args: &Args, params: &[Combo], result: &SweepResult) -> anyhow:
         Format::Json => to_json(params, result),
     };
     match &args.out {
-        Some(path) => super::stream::write_atomic(path, |w| w.write_all(text.as_bytes())),
+        Some(path) => super::stream::write_atomic(path, |f| Ok(f.write_all(text.as_bytes())?)),
         None => Ok(std::io::stdout().write_all(text.as_bytes())?),
     }
 }
