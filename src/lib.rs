@@ -14,4 +14,5 @@ pub mod machine;
 pub mod numba;
 pub mod parquet_io;
 pub mod rolling_lab;
+pub mod scale_lab;
 pub mod source;

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod data;
 mod gate;
 mod lab;
+mod scale;
 mod serve;
 mod setup;
 mod stream;

@@ -246,3 +246,10 @@ pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Res
     progress.finish_and_clear();
     Ok(())
 }
+
+/// `", peak RSS N MiB"` where the OS says (Linux: `VmHWM` of /proc/self/status), else nothing.
+pub fn peak_rss_note() -> String {
+    hullsweep::scale_lab::peak_rss_mib()
+        .map(|m| format!(", peak RSS {m:.1} MiB"))
+        .unwrap_or_default()
+}

@@ -57,6 +57,10 @@ pub struct Args {
     /// rolling pass is run for the counts.
     #[arg(long)]
     stats: bool,
+    /// Load the whole --data series into memory and sweep it in one batch (the path before
+    /// streaming; `hullsweep lab --scale` compares the two). Same results, more memory.
+    #[arg(long)]
+    in_memory: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -205,7 +209,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rolling = matches!(args.variant, Variant::Rolling | Variant::RollingRayon);
     // A file is swept in chunks (any length, bounded memory); --stats needs the whole series
     // in memory for its rolling pass.
-    if let (Some(path), false) = (args.data.as_deref(), args.stats) {
+    if let (Some(path), false) = (args.data.as_deref(), args.stats || args.in_memory) {
         let start = Instant::now();
         let (result, bars) = super::stream::sweep_file(
             path,
@@ -218,9 +222,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let secs = start.elapsed().as_secs_f64();
         write_results(&args, &params, &result)?;
         eprintln!(
-            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks)",
+            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks){}",
             params.len(),
             args.variant.name(),
+            super::stream::peak_rss_note()
         );
         return Ok(());
     }
@@ -259,10 +264,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     write_results(&args, &params, &result)?;
     eprintln!(
-        "swept {} combos over {} bars with {} in {secs:.3} s",
+        "swept {} combos over {} bars with {} in {secs:.3} s{}",
         params.len(),
         close.len(),
-        args.variant.name()
+        args.variant.name(),
+        super::stream::peak_rss_note()
     );
     if let Some(s) = stats {
         eprintln!("{}", stats_line(&s, !rolling));
