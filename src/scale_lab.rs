@@ -163,7 +163,12 @@ pub fn svg(points: &[Point], path: &Path) -> anyhow::Result<()> {
         xs.clone().fold(f64::INFINITY, f64::min) / 1.5,
         xs.fold(0.0, f64::max) * 1.5,
     );
-    let panels: [(&DrawingArea<SVGBackend, _>, &str, fn(&Point) -> f64); 2] = [
+    type Panel<'a, 'b> = (
+        &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+        &'a str,
+        fn(&Point) -> f64,
+    );
+    let panels: [Panel<'_, '_>; 2] = [
         (&left, "wall time (s)", |p| p.secs),
         (&right, "peak RSS (MiB)", |p| p.rss_mib),
     ];
