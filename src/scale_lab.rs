@@ -80,7 +80,7 @@ fn rate(p: &Point, combos: usize) -> f64 {
 pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str) -> String {
     let mut s = format!("{BEGIN}\n## Scale: any length in bounded memory\n\n");
     s += "`hullsweep sweep --data gbm-N.npy` (default grid, `fastest`) as a whole process, \
-          reading the file included: streamed (the default: chunks of 1 Mi bars through the \
+          reading the file included: streamed (the default: chunks of 256 Ki bars through the \
           resumable `Sweeper`) and, where it fits, `--in-memory` (the whole series loaded, one \
           batch sweep). Peak RSS is the process's `VmHWM`. One run per point.\n\n";
     s +=

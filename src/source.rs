@@ -7,9 +7,12 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// Bars per chunk the CLI reads: 1 Mi bars (8 MiB), long enough that the lookback carried from
-/// chunk to chunk (a few hundred bars on the default grid) costs nothing measurable.
-pub const CHUNK_BARS: usize = 1 << 20;
+/// Bars per chunk the CLI reads: 256 Ki bars (2 MiB), long enough that the lookback carried
+/// from chunk to chunk (399 bars on the default grid, 0.15%) and the fixed cost of a push are
+/// negligible, short enough that the working memory of a push (about 25 times the chunk on two
+/// workers when rolling's fallback runs) stays small. Measured on 1e7 bars: 1 Mi bars peaked
+/// at 161 MiB RSS, 512 Ki at 84, 256 Ki at 45, no slower.
+pub const CHUNK_BARS: usize = 1 << 18;
 
 /// A close series read chunk by chunk.
 pub trait Source: Send {

@@ -167,7 +167,7 @@ fn fastest() -> &'static str {
 
 /// Bars per piece when a long array is pushed: between pieces the GIL is taken back to call the
 /// progress callback and to let Ctrl-C (KeyboardInterrupt) through.
-const PIECE: usize = 1 << 20;
+const PIECE: usize = 1 << 18;
 
 /// A zero-copy numpy view of a pyarrow Array (or a one-chunk ChunkedArray) or a polars Series of
 /// float64 without nulls; anything else is returned as it is, for `close_view` to accept or name.
@@ -237,7 +237,7 @@ fn parse_threads(threads: Option<usize>) -> PyResult<Threads> {
 ///
 /// Memory: the last few hundred bars of lookback and a few numbers per combo, whatever the
 /// length. progress: an optional callable, called as progress(bars_pushed_so_far) after every
-/// piece of 1 Mi bars of a push. Ctrl-C interrupts a long push between pieces (KeyboardInterrupt;
+/// piece of 256 Ki bars of a push. Ctrl-C interrupts a long push between pieces (KeyboardInterrupt;
 /// the bars of the pieces already done stay pushed, see bars).
 #[pyclass(name = "Sweeper", module = "hullsweep_rs")]
 struct PySweeper {

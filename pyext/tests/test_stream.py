@@ -56,12 +56,12 @@ def test_memmap_is_pushed_and_swept_in_place(tmp_path):
 
 def test_progress_is_called_per_piece_and_bad_prices_name_the_series_index():
     p = hs.grid("6:40:3")
-    close = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(2_500_000))
+    close = 100.0 * np.cumprod(1.0 + 0.001 * np.random.default_rng(1).standard_normal(600_000))
     seen = []
     s = hs.Sweeper(p, progress=seen.append)
     s.push(close[:10])
     s.push(close[10:])
-    assert seen == [10, 10 + (1 << 20), 10 + 2 * (1 << 20), len(close)]
+    assert seen == [10, 10 + (1 << 18), 10 + 2 * (1 << 18), len(close)]
     same(s.result(), hs.sweep(close, p))
     bad = np.array([100.0, 101.0, -1.0])
     with pytest.raises(ValueError, match=f"bad price -1 at index {len(close) + 2}:"):

@@ -41,12 +41,31 @@ pub fn run(
             let p = scale_lab::measure(&exe, dir, bars, in_memory)?;
             eprintln!("scale:   {:.2} s, peak RSS {:.1} MiB", p.secs, p.rss_mib);
             points.push(p);
+            // Written after every point, so a study cut short still reports what it measured.
+            let pending: Vec<String> = sizes
+                .iter()
+                .filter(|&&b| b > bars)
+                .map(|b| b.to_string())
+                .collect();
+            write(&points, combos, &skipped, &pending, out)?;
         }
     }
+    write(&points, combos, &skipped, &[], out)?;
+    Ok(())
+}
+
+/// Writes the section (and the SVG beside `out`) for the points so far.
+fn write(
+    points: &[Point],
+    combos: usize,
+    skipped: &[String],
+    pending: &[String],
+    out: Option<&Path>,
+) -> anyhow::Result<()> {
     let machine = hullsweep::machine::Machine::detect().summary();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let mut notes = format!(
-        "Machine: {machine}. Date: {}. Load average when the study ended: {} (the machine is \
+        "Machine: {machine}. Date: {}. Load average at the last point: {} (the machine is \
          shared: other jobs ran during these runs, so times are an upper bound; peak RSS is not \
          affected).",
         hullsweep::machine::today(),
@@ -55,19 +74,27 @@ pub fn run(
             .collect::<Vec<_>>()
             .join(" ")
     );
-    for s in &skipped {
+    for s in skipped {
         notes += &format!("\n\n{s}.");
     }
+    if !pending.is_empty() {
+        notes += &format!(
+            "\n\nNot measured (the study was stopped first): {} bars.",
+            pending.join(", ")
+        );
+    }
     let svg_name = "scale.svg";
-    let section = scale_lab::to_markdown(&points, combos, svg_name, &notes);
-    println!("{section}");
-    if let Some(out) = out {
-        let svg = out.with_file_name(svg_name);
-        scale_lab::svg(&points, &svg)?;
-        let old = std::fs::read_to_string(out).unwrap_or_default();
-        std::fs::write(out, scale_lab::splice(&old, &section))
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        eprintln!("scale: wrote {} and {}", out.display(), svg.display());
+    let section = scale_lab::to_markdown(points, combos, svg_name, &notes);
+    match out {
+        Some(out) => {
+            let svg = out.with_file_name(svg_name);
+            scale_lab::svg(points, &svg)?;
+            let old = std::fs::read_to_string(out).unwrap_or_default();
+            std::fs::write(out, scale_lab::splice(&old, &section))
+                .with_context(|| format!("cannot write {}", out.display()))?;
+        }
+        None if pending.is_empty() => println!("{section}"),
+        None => {}
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ use std::time::Instant;
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Close series: a .npy (1-D float64), .csv or .parquet (a float64 column) file, read and
-    /// swept in chunks (1 Mi bars, or one Parquet row group), so its length is limited by the
+    /// swept in chunks (256 Ki bars, or one Parquet row group), so its length is limited by the
     /// disk, not memory. Default: the built-in 150,000-bar series.
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
