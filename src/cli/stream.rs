@@ -201,7 +201,7 @@ pub fn write_atomic(
 /// progress bar; all or nothing, as [`write_atomic`].
 pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Result<()> {
     if bars == 0 {
-        bail!("--bars 0: the series needs at least one bar");
+        bail!("bad generator argument: bars = 0: the series needs at least one bar");
     }
     let mut generator = hullsweep::kernel::GbmStream::new(seed, sigma)?;
     let progress = progress(Some(bars as u64), "writing");
