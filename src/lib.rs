@@ -6,6 +6,7 @@ pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
+pub mod csv_io;
 pub mod datasets;
 pub mod gate;
 pub mod io;

@@ -1,10 +1,11 @@
 //! Close series read in pieces (`.npy`, CSV, Parquet), so a sweep of any length holds one chunk
 //! at a time; every error names the file, the column and the row or line of the bad value.
 
-use crate::io::{DataError, csv_layout, io_err, parse_csv_cell};
+use crate::csv_io::CsvSource;
+use crate::io::{DataError, io_err};
 use npyz::{DType, NpyFile};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// Bars per chunk the CLI reads: 256 Ki bars (2 MiB), long enough that the lookback carried
@@ -146,132 +147,6 @@ impl Source for NpySource {
 
     fn line_of(&self, _: u64) -> Option<u64> {
         None
-    }
-}
-
-/// One column of a CSV file, read line by line with the rules of [`crate::io::read_close_csv`].
-pub struct CsvSource {
-    path: PathBuf,
-    reader: BufReader<File>,
-    layout: crate::io::CsvLayout,
-    /// 1-based number of the last line read.
-    line: u64,
-    /// Bars returned before the current chunk.
-    bars_before: u64,
-    /// File line of each bar of the current chunk.
-    lines: Vec<u64>,
-    /// Blank lines seen after the last row (several columns): fine at the end of the file,
-    /// an error if a row follows.
-    pending_blank: Option<u64>,
-    text: Vec<u8>,
-    done: bool,
-    size: u64,
-}
-
-impl CsvSource {
-    /// Opens the file and reads its header (delimiter and column resolved here).
-    pub fn open(path: &Path, column: Option<&str>) -> Result<Self, DataError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        let mut reader = BufReader::with_capacity(1 << 20, file);
-        let mut text = Vec::new();
-        reader.read_until(b'\n', &mut text).map_err(io_err(path))?;
-        let header = trim_eol(&text).to_vec();
-        let layout = csv_layout(path, &header, text.is_empty(), column)?;
-        Ok(CsvSource {
-            path: path.to_path_buf(),
-            reader,
-            layout,
-            line: 1,
-            bars_before: 0,
-            lines: Vec::new(),
-            pending_blank: None,
-            text,
-            done: false,
-            size,
-        })
-    }
-
-    fn csv_err(&self, detail: String) -> DataError {
-        DataError::Csv {
-            path: self.path.clone(),
-            detail,
-        }
-    }
-
-    /// The file's size in bytes (progress by bytes when the bar count is unknown).
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-}
-
-fn trim_eol(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-impl Source for CsvSource {
-    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
-        buf.clear();
-        self.bars_before += self.lines.len() as u64;
-        self.lines.clear();
-        while !self.done && buf.len() < max {
-            self.text.clear();
-            let n = self
-                .reader
-                .read_until(b'\n', &mut self.text)
-                .map_err(io_err(&self.path))?;
-            if n == 0 {
-                self.done = true;
-                break;
-            }
-            self.line += 1;
-            let line = trim_eol(&self.text);
-            if line.contains(&b'\r') {
-                return Err(self.csv_err(format!(
-                    "line {}: a carriage return inside the line; expected \\n or \\r\\n line endings",
-                    self.line
-                )));
-            }
-            let bar = self.bars_before + buf.len() as u64;
-            let value = if line.is_empty() {
-                if self.layout.width > 1 {
-                    // No cell, so no bar; refused below if a row follows.
-                    self.pending_blank.get_or_insert(self.line);
-                    continue;
-                }
-                f64::NAN
-            } else {
-                if let Some(blank) = self.pending_blank {
-                    return Err(self.csv_err(format!(
-                        "line {blank} is blank; with several columns a missing bar is a row with \
-                         an empty cell in column {:?}: remove the line or give it its cells",
-                        self.layout.name
-                    )));
-                }
-                parse_csv_cell(&self.path, &self.layout, line, self.line, bar)?
-            };
-            buf.push(value);
-            self.lines.push(self.line);
-        }
-        Ok(!buf.is_empty())
-    }
-
-    fn len_hint(&self) -> Option<u64> {
-        None
-    }
-
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn column(&self) -> Option<&str> {
-        Some(&self.layout.name)
-    }
-
-    fn line_of(&self, index: u64) -> Option<u64> {
-        let k = index.checked_sub(self.bars_before)?;
-        self.lines.get(usize::try_from(k).ok()?).copied()
     }
 }
 
