@@ -31,27 +31,30 @@ pub enum DataError {
         found: Vec<u64>,
         expected: &'static str,
     },
-    #[error("{path}: unknown file type; expected a .npy or .csv file")]
+    #[error("{path}: unknown file type; expected a .npy, .csv or .parquet file")]
     UnknownType { path: PathBuf },
     #[error("{path}: {detail}")]
     Csv { path: PathBuf, detail: String },
     #[error(
-        "{path}: bad price {value} at index {index}{}: prices must be finite and > 0 (NaN marks \
-         a missing bar)",
-        line.map_or(String::new(), |l| format!(" (line {l})"))
+        "{path}: bad price {value} at index {index}{}{}: prices must be finite and > 0 (NaN \
+         marks a missing bar)",
+        line.map_or(String::new(), |l| format!(" (line {l})")),
+        column.as_ref().map_or(String::new(), |c| format!(" in column {c:?}"))
     )]
     BadPrice {
         path: PathBuf,
         index: usize,
         /// The file line of a CSV bar.
         line: Option<u64>,
+        /// The column of a CSV or Parquet bar.
+        column: Option<String>,
         value: f64,
     },
     #[error("{path}: {error}")]
     Invalid { path: PathBuf, error: KernelError },
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
     move |error| DataError::Io {
         path: path.to_path_buf(),
         error,
@@ -152,121 +155,16 @@ pub fn read_close_csv(path: &Path, column: Option<&str>) -> Result<Vec<f64>, Dat
 
 /// The bars of a CSV column and the 1-based file line of each.
 fn read_csv_series(path: &Path, column: Option<&str>) -> Result<(Vec<f64>, Vec<u64>), DataError> {
-    let csv_err = |detail: String| DataError::Csv {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let bytes = std::fs::read(path).map_err(io_err(path))?;
-    // The lines are split here rather than by the csv crate, which skips empty lines: in a
-    // one-column file an empty line is an empty cell, and skipping it shifts every later bar.
-    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
-        lines.pop(); // the last line's terminator (or an empty file), not a line of its own
+    use crate::source::Source;
+    let mut source = crate::csv_io::CsvSource::open(path, column)?;
+    let (mut close, mut lines) = (Vec::new(), Vec::new());
+    let mut buf = Vec::new();
+    while source.next_chunk(&mut buf, crate::source::CHUNK_BARS)? {
+        let first = close.len() as u64;
+        lines.extend((0..buf.len() as u64).map(|k| source.line_of(first + k).unwrap_or(0)));
+        close.extend_from_slice(&buf);
     }
-    for line in &mut lines {
-        *line = line.strip_suffix(b"\r").unwrap_or(line);
-    }
-    if let Some(i) = lines.iter().position(|l| l.contains(&b'\r')) {
-        return Err(csv_err(format!(
-            "line {}: a carriage return inside the line; expected \\n or \\r\\n line endings",
-            i + 1
-        )));
-    }
-    match lines.first() {
-        None => {
-            return Err(csv_err(
-                "the file is empty; expected a header row, then one row per bar".into(),
-            ));
-        }
-        Some([]) => {
-            return Err(csv_err("line 1 is blank; expected the header row".into()));
-        }
-        Some(_) => {}
-    }
-    let builder = {
-        let mut b = csv::ReaderBuilder::new();
-        b.trim(csv::Trim::All);
-        b
-    };
-    let headers = builder
-        .from_reader(lines[0])
-        .headers()
-        .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?
-        .clone();
-    let index = match column {
-        Some(name) => headers.iter().position(|h| h == name).ok_or_else(|| {
-            csv_err(format!(
-                "no column named {name:?}; the columns are {:?}",
-                headers.iter().collect::<Vec<_>>()
-            ))
-        })?,
-        None if headers.len() == 1 => 0,
-        None => headers.iter().position(|h| h == "close").ok_or_else(|| {
-            csv_err(format!(
-                "several columns and none named \"close\"; choose one with --column (the columns are {:?})",
-                headers.iter().collect::<Vec<_>>()
-            ))
-        })?,
-    };
-    let name = headers.get(index).unwrap_or("").to_string();
-
-    let one_column = headers.len() == 1;
-    if !one_column {
-        let last_row = lines.iter().rposition(|l| !l.is_empty()).unwrap_or(0);
-        if let Some(i) = lines[..last_row].iter().position(|l| l.is_empty()) {
-            return Err(csv_err(format!(
-                "line {} is blank; with several columns a missing bar is a row with an empty \
-                 cell in column {name:?}: remove the line or give it its cells",
-                i + 1
-            )));
-        }
-        lines.truncate(last_row + 1);
-    }
-    // One `\n`-terminated line per file line, nothing for the csv crate to skip (an empty line
-    // becomes an explicit empty cell), so its line numbers are the file's.
-    let mut text = Vec::with_capacity(bytes.len() + lines.len());
-    for line in &lines {
-        text.extend_from_slice(if line.is_empty() { b"\"\"" } else { line });
-        text.push(b'\n');
-    }
-    let mut reader = builder.from_reader(text.as_slice());
-    reader
-        .headers()
-        .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?;
-    let mut close = Vec::with_capacity(lines.len().saturating_sub(1));
-    let mut bar_lines = Vec::with_capacity(close.capacity());
-    for record in reader.records() {
-        let record = record.map_err(|e| match e.kind() {
-            csv::ErrorKind::UnequalLengths {
-                pos: Some(pos),
-                expected_len,
-                len,
-            } => csv_err(format!(
-                "line {} has {len} cells; the header has {expected_len}",
-                pos.line()
-            )),
-            _ => csv_err(format!("malformed CSV: {e}")),
-        })?;
-        let line = record.position().map_or(0, |p| p.line());
-        let bar = close.len();
-        let cell = record.get(index).ok_or_else(|| {
-            csv_err(format!(
-                "line {line} (index {bar}) has no cell in column {name:?}"
-            ))
-        })?;
-        let value = if cell.is_empty() {
-            f64::NAN
-        } else {
-            cell.parse::<f64>().map_err(|_| {
-                csv_err(format!(
-                    "{cell:?} at index {bar} (line {line}, column {name:?}) is not a number"
-                ))
-            })?
-        };
-        close.push(value);
-        bar_lines.push(line);
-    }
-    Ok((close, bar_lines))
+    Ok((close, lines))
 }
 
 /// Reads a close series like [`read_close`] and checks it as the kernel will: not empty, every
@@ -284,7 +182,8 @@ pub fn read_valid_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, D
         Err(KernelError::BadPrice { index, value }) => Err(DataError::BadPrice {
             path: path.to_path_buf(),
             index,
-            line: lines.map(|l| l[index]),
+            line: lines.as_ref().map(|l| l[index]),
+            column: lines.and(column.map(str::to_string)),
             value,
         }),
         Err(error) => Err(DataError::Invalid {
@@ -294,11 +193,14 @@ pub fn read_valid_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, D
     }
 }
 
-/// Reads a close series from `.npy` or `.csv`, chosen by extension.
+/// Reads a close series from `.npy`, `.csv` or `.parquet`, chosen by extension.
 pub fn read_close(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("npy") => read_close_npy(path),
         Some(e) if e.eq_ignore_ascii_case("csv") => read_close_csv(path, column),
+        Some(e) if e.eq_ignore_ascii_case("parquet") => {
+            crate::source::read_all(crate::source::open(path, column)?.as_mut())
+        }
         _ => Err(DataError::UnknownType {
             path: path.to_path_buf(),
         }),
@@ -521,5 +423,43 @@ mod tests {
         std::fs::write(&csv, "close\n1\n\n2\n").unwrap();
         let c = read_valid_close(&csv, None).unwrap();
         assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+    }
+
+    #[test]
+    fn csv_column_case_and_delimiters() {
+        // `--column close` finds `Close` when no other column matches ignoring case.
+        let text = "Date,Close\n1,100\n2,101\n";
+        assert_eq!(read_text(text, Some("close")).unwrap().0, [100.0, 101.0]);
+        assert_eq!(read_text(text, None).unwrap().0, [100.0, 101.0]);
+        let e = read_text("close,CLOSE\n1,2\n", Some("Close")).unwrap_err();
+        assert!(
+            e.contains("several columns match") && e.contains("CLOSE"),
+            "{e}"
+        );
+        // An exact name wins over case-insensitive ones.
+        assert_eq!(
+            read_text("close,CLOSE\n1,2\n", Some("CLOSE")).unwrap().0,
+            [2.0]
+        );
+        // Semicolon- and tab-separated files are detected from the header.
+        for sep in [";", "\t"] {
+            let text = format!("date{sep}close\n1{sep}100.5\n2{sep}\n");
+            let (c, lines) = read_text(&text, None).unwrap();
+            assert_eq!(bits(&c), bits(&[100.5, f64::NAN]));
+            assert_eq!(lines, [2, 3]);
+        }
+        // A row in another delimiter than the header is named.
+        let e = read_text("date,close\n1;100\n", None).unwrap_err();
+        assert!(
+            e.contains("line 2 has 1 cells")
+                && e.contains("comma separated")
+                && e.contains("semicolon"),
+            "{e}"
+        );
+        let e = read_text("date;open\n1;2\n", Some("high")).unwrap_err();
+        assert!(e.contains("semicolon separated"), "{e}");
+        // Quoted cells still parse.
+        let (c, _) = read_text("date,close\n\"1,2\",\"100\"\n", None).unwrap();
+        assert_eq!(c, [100.0]);
     }
 }

@@ -6,6 +6,7 @@ pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;
 pub use hullsweep_variants::{Threads, Variant};
 
+pub mod csv_io;
 pub mod datasets;
 pub mod fastest_lab;
 pub mod gate;
@@ -14,4 +15,7 @@ pub mod lab;
 pub mod machine;
 pub mod metrics_lab;
 pub mod numba;
+pub mod parquet_io;
 pub mod rolling_lab;
+pub mod scale_lab;
+pub mod source;

@@ -221,7 +221,7 @@ fn bad_inputs_name_the_problem() {
         ),
         (
             vec!["sweep", "--data", s(&text)],
-            vec!["data.txt", ".npy or .csv"],
+            vec!["data.txt", ".npy, .csv or .parquet"],
         ),
         (
             vec!["sweep", "--data", s(&good), "--params", s(&zero_window)],

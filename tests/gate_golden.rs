@@ -257,3 +257,47 @@ fn the_negative_control_harness_passes_with_the_reference_wma() {
     let reports = negative_control(kernel::wma, "reference WMA through the control harness");
     assert!(reports.iter().all(|r| r.bit_identical()), "{reports:?}");
 }
+
+/// The gate through the resumable sweep: every dataset of the suite pushed in random chunks
+/// (single bars, short ones, long ones; cut points differ per dataset and variant) must give
+/// the golden bits, as the batch sweep does.
+#[test]
+fn the_suite_through_the_sweeper_in_random_chunks_is_golden() {
+    use hullsweep::variants::Sweeper;
+    let suite = suite();
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for v in [Variant::Simd, Variant::Rolling, Variant::fastest()] {
+        let reports = gate::gate(
+            &suite,
+            |d| {
+                let mut s = Sweeper::new(&d.params, d.fee, v, Threads::Auto)?;
+                let mut at = 0;
+                while at < d.close.len() {
+                    let size = match next() % 4 {
+                        0 => 1,
+                        1 => 1 + (next() % 500) as usize,
+                        _ => 1 + (next() % 40_000) as usize,
+                    };
+                    let end = (at + size).min(d.close.len());
+                    s.push(&d.close[at..end])?;
+                    at = end;
+                }
+                s.finish()
+            },
+            golden::oracle,
+        )
+        .unwrap();
+        let table = gate::table(&format!("{} through the Sweeper", v.name()), &reports);
+        assert!(
+            reports.iter().all(|r| r.passes() && r.bit_identical()),
+            "{table}"
+        );
+        assert_eq!(reports.len(), suite.len());
+    }
+}

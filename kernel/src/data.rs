@@ -233,6 +233,57 @@ pub fn gbm(bars: usize, seed: u64, sigma: f64) -> Result<Vec<f64>, KernelError> 
     Ok(close)
 }
 
+/// [`gbm`] in pieces, for series too long to hold: [`GbmStream::fill`] writes the next bars,
+/// and the concatenation of the pieces is `gbm(total, seed, sigma)` bit for bit.
+#[derive(Clone, Debug)]
+pub struct GbmStream {
+    rng: Normal,
+    sigma: f64,
+    drift: f64,
+    price: f64,
+    /// Bars written so far.
+    bars: u64,
+}
+
+impl GbmStream {
+    /// The generator of [`gbm`] before its first bar; `sigma` as [`gbm`] checks it.
+    pub fn new(seed: u64, sigma: f64) -> Result<Self, KernelError> {
+        if !(sigma.is_finite() && (0.0..=1.0).contains(&sigma)) {
+            return Err(KernelError::BadGenerator {
+                detail: format!("sigma = {sigma} must be in [0, 1]"),
+            });
+        }
+        Ok(GbmStream {
+            rng: Normal::new(seed),
+            sigma,
+            drift: sigma * sigma / 2.0,
+            price: 100.0,
+            bars: 0,
+        })
+    }
+
+    /// Writes the next `out.len()` bars; the same check and error as [`gbm`] on a price that
+    /// leaves the f64 range.
+    pub fn fill(&mut self, out: &mut [f64]) -> Result<(), KernelError> {
+        for o in out {
+            if self.bars > 0 {
+                self.price *= det_exp(self.sigma * self.rng.next() - self.drift);
+                if !(self.price.is_finite() && self.price > 0.0) {
+                    return Err(KernelError::BadGenerator {
+                        detail: format!(
+                            "sigma = {} is too large: the price left the f64 range at bar {}",
+                            self.sigma, self.bars
+                        ),
+                    });
+                }
+            }
+            *o = self.price;
+            self.bars += 1;
+        }
+        Ok(())
+    }
+}
+
 /// FNV-1a over the little-endian bytes of a series: the golden checksum of generated data.
 pub fn fnv1a64(values: &[f64]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -246,6 +297,7 @@ pub fn fnv1a64(values: &[f64]) -> u64 {
 }
 
 /// Standard normals from xoshiro256** by the polar method (pairs, the second one cached).
+#[derive(Clone, Debug)]
 struct Normal {
     s: [u64; 4],
     spare: Option<f64>,
@@ -500,4 +552,18 @@ mod tests {
     const GOLDEN_DEFAULT_FNV: u64 = 0x23d1_1bfd_93b8_b606;
     const GOLDEN_BAR1_BITS: u64 = 0x4058_fb59_c6a1_1810;
     const GOLDEN_LAST_BITS: u64 = 0x4052_b7b9_c80c_c955;
+
+    #[test]
+    fn gbm_in_pieces_is_gbm() {
+        let whole = gbm(5000, 42, 0.01).unwrap();
+        let mut g = GbmStream::new(42, 0.01).unwrap();
+        let mut pieces = Vec::new();
+        for len in [1, 2, 997, 0, 3000, 1000] {
+            let mut buf = vec![0.0; len];
+            g.fill(&mut buf).unwrap();
+            pieces.extend(buf);
+        }
+        assert_eq!(fnv1a64(&pieces), fnv1a64(&whole));
+        assert!(GbmStream::new(1, 2.0).is_err());
+    }
 }

@@ -11,8 +11,8 @@ mod error;
 mod metrics;
 
 pub use data::{
-    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, Grid, GridSpec, default_close,
-    default_params, derive_windows, derive_windows2, fnv1a64, gbm, grid, grid2,
+    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream, Grid, GridSpec,
+    default_close, default_params, derive_windows, derive_windows2, fnv1a64, gbm, grid, grid2,
 };
 pub use error::KernelError;
 pub use metrics::{

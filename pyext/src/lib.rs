@@ -9,7 +9,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{IntoPyDict, PyDict};
 
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 
@@ -172,7 +172,8 @@ fn sweep<'py>(
     variant: &str,
     threads: Option<usize>,
 ) -> PyResult<Sweep<'py>> {
-    let close = close_view(close)?;
+    let close = numpy_view(close)?;
+    let close = close_view(&close)?;
     let params = params_view(params)?;
     let variant = Variant::from_name(variant).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -318,6 +319,169 @@ fn fastest() -> &'static str {
     Variant::fastest().name()
 }
 
+/// Bars per piece when a long array is pushed: between pieces the GIL is taken back to call the
+/// progress callback and to let Ctrl-C (KeyboardInterrupt) through.
+const PIECE: usize = 1 << 18;
+
+/// A zero-copy numpy view of a pyarrow Array (or a one-chunk ChunkedArray) or a polars Series of
+/// float64 without nulls; anything else is returned as it is, for `close_view` to accept or name.
+fn numpy_view<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if obj.cast::<PyUntypedArray>().is_ok() {
+        return Ok(obj.clone());
+    }
+    let ty = obj.get_type();
+    let module: String = ty.getattr("__module__")?.extract().unwrap_or_default();
+    let name: String = ty.name()?.extract().unwrap_or_default();
+    let no_copy = |e: PyErr| {
+        PyValueError::new_err(format!(
+            "close is a {module}.{name} that cannot be viewed as float64 without a copy ({e}); \
+             hullsweep_rs needs float64 values without nulls (fill or drop them, and cast to \
+             float64, first)"
+        ))
+    };
+    let py = obj.py();
+    if module.starts_with("pyarrow") {
+        let array = if name == "ChunkedArray" {
+            let chunks: usize = obj.getattr("num_chunks")?.extract()?;
+            if chunks != 1 {
+                return Err(PyValueError::new_err(format!(
+                    "close is a pyarrow ChunkedArray of {chunks} chunks, which is not one block \
+                     of memory: push each chunk to hullsweep_rs.Sweeper (for c in arr.chunks), \
+                     or pass arr.combine_chunks() (a copy)"
+                )));
+            }
+            obj.call_method1("chunk", (0,))?
+        } else {
+            obj.clone()
+        };
+        let kwargs = [("zero_copy_only", true)].into_py_dict(py)?;
+        return array
+            .call_method("to_numpy", (), Some(&kwargs))
+            .map_err(no_copy);
+    }
+    if module.starts_with("polars") {
+        let kwargs = [("allow_copy", false)].into_py_dict(py)?;
+        return obj
+            .call_method("to_numpy", (), Some(&kwargs))
+            .map_err(no_copy);
+    }
+    Ok(obj.clone())
+}
+
+fn parse_variant(variant: &str) -> PyResult<Variant> {
+    Variant::from_name(variant).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown variant {variant:?}; one of {} or \"fastest\"",
+            names().join(", ")
+        ))
+    })
+}
+
+fn parse_threads(threads: Option<usize>) -> PyResult<Threads> {
+    match threads {
+        None => Ok(Threads::Auto),
+        Some(0) => Err(PyValueError::new_err("threads must be at least 1, got 0")),
+        Some(n) => Ok(Threads::Fixed(n)),
+    }
+}
+
+/// A sweep fed in chunks, for series of any length in bounded memory: push() the series in
+/// order (numpy float64 of any length, an np.memmap, a pyarrow or polars float64 column), then
+/// finish() returns (pnl, trades) exactly as sweep() over the whole series would.
+///
+/// Memory: the last few hundred bars of lookback and a few numbers per combo, whatever the
+/// length. progress: an optional callable, called as progress(bars_pushed_so_far) after every
+/// piece of 256 Ki bars of a push. Ctrl-C interrupts a long push between pieces (KeyboardInterrupt;
+/// the bars of the pieces already done stay pushed, see bars).
+#[pyclass(name = "Sweeper", module = "hullsweep_rs")]
+struct PySweeper {
+    inner: Option<hullsweep_variants::Sweeper>,
+    progress: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl PySweeper {
+    #[new]
+    #[pyo3(signature = (params, fee_pct = 0.09, variant = "fastest", threads = None, progress = None))]
+    fn new(
+        params: &Bound<'_, PyAny>,
+        fee_pct: f64,
+        variant: &str,
+        threads: Option<usize>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let params = params_view(params)?;
+        let combos = combos(&params)?;
+        let sweeper = hullsweep_variants::Sweeper::new(
+            combos,
+            fee_pct,
+            parse_variant(variant)?,
+            parse_threads(threads)?,
+        )
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PySweeper {
+            inner: Some(sweeper),
+            progress,
+        })
+    }
+
+    /// Pushes the next bars (read in place, GIL released). A bad price raises ValueError naming
+    /// its index in the whole series; the bars before its piece stay pushed.
+    fn push(&mut self, py: Python<'_>, close: &Bound<'_, PyAny>) -> PyResult<()> {
+        let close = numpy_view(close)?;
+        let close = close_view(&close)?;
+        let close = close_slice(&close)?;
+        let sweeper = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this Sweeper is finished"))?;
+        for piece in close.chunks(PIECE) {
+            py.detach(|| sweeper.push(piece))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            if let Some(cb) = &self.progress {
+                cb.call1(py, (sweeper.bars(),))?;
+            }
+            py.check_signals()?;
+        }
+        Ok(())
+    }
+
+    /// Bars pushed so far.
+    #[getter]
+    fn bars(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |s| s.bars())
+    }
+
+    /// Bars of lookback carried from one push to the next.
+    #[getter]
+    fn lookback(&self) -> usize {
+        self.inner.as_ref().map_or(0, |s| s.lookback())
+    }
+
+    /// (pnl, trades) of the bars pushed so far, without finishing.
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Sweep<'py>> {
+        let sweeper = self
+            .inner
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("this Sweeper is finished"))?;
+        let r = sweeper.result();
+        Ok((r.pnl.into_pyarray(py), r.trades.into_pyarray(py)))
+    }
+
+    /// (pnl float64[n], trades int64[n]), as sweep() returns them; ValueError if no bar was
+    /// pushed. The Sweeper cannot be pushed to afterwards.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Sweep<'py>> {
+        let sweeper = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this Sweeper is already finished"))?;
+        let r = sweeper
+            .finish()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((r.pnl.into_pyarray(py), r.trades.into_pyarray(py)))
+    }
+}
+
 /// hullsweep's Rust variants in-process: sweep() over numpy arrays, bit-identical to the numba
 /// reference. Import it as `hullsweep_rs`; this native module is its compiled half.
 #[pymodule]
@@ -325,6 +489,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_FEE_PCT", DEFAULT_FEE_PCT)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
+    m.add_class::<PySweeper>()?;
     m.add_function(wrap_pyfunction!(validate_close, m)?)?;
     m.add_function(wrap_pyfunction!(validate_params, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;

@@ -412,3 +412,39 @@ def test_cli_grid_refuses_repeated_lengths_and_takes_grid3(tmp_path):
                          capture_output=True, text=True,
                          timeout=120)
     assert run.returncode != 0 and "--grid3 needs --grid" in run.stderr, run.stderr
+
+
+def test_files_are_read_by_the_tasks_in_pieces(cluster, tmp_path, monkeypatch):
+    # An .npy and a Parquet path with files_in_tasks=True: the tasks read the files piece by
+    # piece (pieces smaller than the series here, so boundaries are crossed), bit for bit
+    # hullsweep_rs.sweep; nothing of the series goes into the object store.
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(hsray, "_PIECE", 777)
+    rng = np.random.default_rng(5)
+    close = 100.0 * np.cumprod(1.0 + 0.002 * rng.standard_normal(5000))
+    close[1500:1530] = np.nan
+    np.save(tmp_path / "a.npy", close)
+    mask = np.zeros(len(close), dtype=bool)
+    mask[1500:1530] = True
+    pq.write_table(pa.table({"Close": pa.array(close, mask=mask)}), tmp_path / "b.parquet",
+                   row_group_size=900)
+    params = hs.grid("4:120:6")
+    puts = []
+    real_put = ray.put
+    monkeypatch.setattr(ray, "put", lambda x: puts.append(x) or real_put(x))
+    got = hsray.sweep_many({"a": tmp_path / "a.npy", "b": str(tmp_path / "b.parquet")}, params,
+                           chunk_combos=2, progress=False, files_in_tasks=True)
+    assert all(p is params for p in puts), "only params went into the object store"
+    assert_exact(got, {"a": close, "b": close}, params, 0.09)
+    # The default reads the same files on the driver: the same bits.
+    monkeypatch.setattr(ray, "put", real_put)
+    got = hsray.sweep_many({"b": tmp_path / "b.parquet"}, params, progress=False)
+    assert_exact(got, {"b": close}, params, 0.09)
+    # A bad price deep in a file is named with its index before anything is submitted.
+    close[4321] = -2.0
+    np.save(tmp_path / "bad.npy", close)
+    with pytest.raises(hsray.SweepInputError, match="bad price -2 at index 4321"):
+        hsray.sweep_many({"bad": tmp_path / "bad.npy"}, params, progress=False,
+                         files_in_tasks=True)

@@ -2,7 +2,7 @@
 //! (`--suite DIR`) for tools outside Rust, such as the Python tests of `hullsweep_rs.ray`.
 
 use anyhow::Context;
-use hullsweep::kernel::{self, DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
+use hullsweep::kernel::{DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
 use std::path::{Path, PathBuf};
 
 /// Generate a geometric Brownian motion close series (the default data unless told otherwise).
@@ -20,7 +20,8 @@ pub struct Args {
     /// Per-bar volatility, in [0, 1].
     #[arg(long, default_value_t = DEFAULT_SIGMA, allow_negative_numbers = true)]
     sigma: f64,
-    /// Output file (1-D float64 .npy).
+    /// Output file: a 1-D float64 .npy, or a .parquet with one float64 column "close". Written
+    /// in pieces (any number of bars in bounded memory) to a temporary file renamed when complete.
     #[arg(long, required_unless_present = "suite")]
     out: Option<PathBuf>,
     /// Write the equivalence gate's dataset suite into DIR instead: NAME.close.npy and
@@ -34,11 +35,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return write_suite(dir);
     }
     let out = args.out.expect("clap requires --out without --suite");
-    let close = kernel::gbm(args.bars, args.seed, args.sigma)?;
-    hullsweep::io::write_f64_npy(&out, &close).context("cannot write the series")?;
+    super::stream::catch_interrupt();
+    super::stream::write_gbm(&out, args.bars, args.seed, args.sigma)?;
     eprintln!(
         "wrote {} bars (seed {}, sigma {}) to {}",
-        close.len(),
+        args.bars,
         args.seed,
         args.sigma,
         out.display()

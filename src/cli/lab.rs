@@ -49,9 +49,36 @@ pub struct Args {
     /// Also write the table as Markdown to this file.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Instead of the table: the scale study. `hullsweep sweep` on GBM series of each length in
+    /// --scale-bars, streamed and in memory, wall time and peak RSS; written as the "scale"
+    /// section of --out (replaced in place) with a log-log SVG beside it.
+    #[arg(long)]
+    scale: bool,
+    /// Series lengths of the scale study (the data files go to --scale-dir; 8 bytes a bar).
+    #[arg(
+        long,
+        value_name = "N,N,...",
+        value_delimiter = ',',
+        default_value = "100000,1000000,10000000,100000000,1000000000"
+    )]
+    scale_bars: Vec<u64>,
+    /// Longest series the scale study also sweeps --in-memory (about 170 bytes a bar).
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    scale_in_memory_max: u64,
+    /// Where the scale study keeps its data files (reused between runs).
+    #[arg(long, value_name = "DIR", default_value = "target/scale")]
+    scale_dir: PathBuf,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.scale {
+        return super::scale::run(
+            &args.scale_bars,
+            args.scale_in_memory_max,
+            &args.scale_dir,
+            args.out.as_deref(),
+        );
+    }
     if args.rounds == 0 {
         bail!("--rounds 0: need at least one timed round");
     }
@@ -197,6 +224,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     println!("{table}");
     if let Some(path) = &args.out {
+        // The scale section is written by `lab --scale`; a table run keeps it.
+        let old = std::fs::read_to_string(path).unwrap_or_default();
+        if let Some(scale) = hullsweep::scale_lab::section(&old) {
+            file_table = hullsweep::scale_lab::splice(&file_table, &format!("{scale}\n"));
+        }
         std::fs::write(path, &file_table)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }

@@ -7,8 +7,10 @@ mod data;
 mod gate;
 mod lab;
 mod plot;
+mod scale;
 mod serve;
 mod setup;
+mod stream;
 mod sweep;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.

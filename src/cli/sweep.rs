@@ -16,10 +16,13 @@ use std::time::Instant;
 /// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Close series: a .npy (1-D float64) or .csv file. Default: the built-in 150,000-bar series.
+    /// Close series: a .npy (1-D float64), .csv or .parquet (a float64 column) file, read and
+    /// swept in chunks (256 Ki bars, or one Parquet row group), so its length is limited by the
+    /// disk, not memory. Default: the built-in 150,000-bar series.
     #[arg(long, value_name = "FILE")]
     data: Option<PathBuf>,
-    /// CSV column holding the close (default: the only column, or the one named "close").
+    /// CSV or Parquet column holding the close (default: the only column, or the one named "close"); a
+    /// name matches in any case when only one column does. Comma, semicolon or tab separated.
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
     /// Grid of HMA lengths LO:HI:K: K distinct lengths spread evenly from LO to HI (so K is at
@@ -72,6 +75,10 @@ pub struct Args {
     /// max_drawdown, highest for the others).
     #[arg(long, value_name = "NAME", default_value = "pnl", requires = "plot", value_parser = super::plot::parse_metric)]
     metric: &'static str,
+    /// Load the whole --data series into memory and sweep it in one batch (the path before
+    /// streaming; `hullsweep lab --scale` compares the two). Same results, more memory.
+    #[arg(long)]
+    in_memory: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -148,7 +155,6 @@ pub fn load_params(params: Option<&Path>, grid: GridSpec) -> anyhow::Result<Vec<
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let close = load_close(args.data.as_deref(), args.column.as_deref())?;
     let grid = kernel::Grid {
         hma: args.grid,
         hma3: args.grid3,
@@ -158,6 +164,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         _ => load_params(args.params.as_deref(), args.grid)?,
     };
     if args.metrics || args.plot.is_some() {
+        // The metrics and the plot take the series in memory (they are not resumable yet).
+        let close = load_close(args.data.as_deref(), args.column.as_deref())?;
         return super::columns::run_metrics(
             &close,
             &params,
@@ -174,7 +182,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let threads = threads(args.threads)?;
+    super::stream::catch_interrupt();
     let rolling = matches!(args.variant, Variant::Rolling | Variant::RollingRayon);
+    // A file is swept in chunks (any length, bounded memory); --stats needs the whole series
+    // in memory for its rolling pass.
+    if let (Some(path), false) = (args.data.as_deref(), args.stats || args.in_memory) {
+        let start = Instant::now();
+        let (result, bars) = super::stream::sweep_file(
+            path,
+            args.column.as_deref(),
+            &params,
+            args.fee,
+            args.variant,
+            threads,
+        )?;
+        let secs = start.elapsed().as_secs_f64();
+        write_results(&args, &params, &result)?;
+        eprintln!(
+            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks){}",
+            params.len(),
+            args.variant.name(),
+            super::stream::peak_rss_note()
+        );
+        return Ok(());
+    }
+    let close = load_close(args.data.as_deref(), args.column.as_deref())?;
     let run_rolling = |threads| {
         let close = hullsweep::kernel::ValidClose::new(&close)?;
         rolling::sweep_with_stats(
@@ -207,25 +239,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None if args.stats => Some(run_rolling(threads)?.1),
         None => None,
     };
-    let text = match args.format {
-        Format::Csv => to_csv(&params, &result),
-        Format::Json => to_json(&params, &result),
-    };
-    match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout().write_all(text.as_bytes())?,
-    }
+    write_results(&args, &params, &result)?;
     eprintln!(
-        "swept {} combos over {} bars with {} in {secs:.3} s",
+        "swept {} combos over {} bars with {} in {secs:.3} s{}",
         params.len(),
         close.len(),
-        args.variant.name()
+        args.variant.name(),
+        super::stream::peak_rss_note()
     );
     if let Some(s) = stats {
         eprintln!("{}", stats_line(&s, !rolling));
     }
     Ok(())
+}
+
+/// Prints the results, or writes them to `--out` all at once (never a partial file).
+fn write_results(args: &Args, params: &[Combo], result: &SweepResult) -> anyhow::Result<()> {
+    let text = match args.format {
+        Format::Csv => to_csv(params, result),
+        Format::Json => to_json(params, result),
+    };
+    match &args.out {
+        Some(path) => super::stream::write_atomic(path, |f| Ok(f.write_all(text.as_bytes())?)),
+        None => Ok(std::io::stdout().write_all(text.as_bytes())?),
+    }
 }
 
 /// The `--stats` summary: certified share, fallback bars and what the fallback recomputed.

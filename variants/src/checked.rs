@@ -2,6 +2,7 @@
 //! bounds and drop the checks. Same arithmetic in the same order as the reference, so bit-identical.
 
 use crate::Threads;
+use crate::prealloc::Backtest;
 use hullsweep_kernel::{
     Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
 };
@@ -109,4 +110,24 @@ pub fn sweep(
         .map(|combo| run_combo(close, combo, fee_pct))
         .unzip();
     Ok(SweepResult { pnl, trades })
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry: this module's indicators, resumed from `states` at bar
+/// `from` through the shared event loop ([`Backtest`], so a combo's state is one definition).
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    crate::check_resume(close, params, fee_pct, from, states)?;
+    let close = close.bars();
+    for (combo, bt) in params.iter().zip(states) {
+        let [n, half, sqrt, m, half3, third] = combo.map(window);
+        let (h, h3) = (hma(close, n, half, sqrt), hma3(close, m, half3, third));
+        bt.feed(from, &close[from..], &h[from..], &h3[from..], fee_pct);
+    }
+    Ok(())
 }

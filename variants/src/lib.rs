@@ -101,10 +101,10 @@
 
 pub use hullsweep_kernel as kernel;
 pub use hullsweep_kernel::{
-    Combo, DEFAULT_BARS, DEFAULT_FEE_PCT, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GridSpec,
-    KernelError, SweepResult, ValidClose, ValidSeries, WINDOW_NAMES, default_close, default_params,
-    derive_windows, gbm, grid, validate_close, validate_fee, validate_params,
-    validate_params_and_fee, window,
+    Combo, DEFAULT_BARS, DEFAULT_FEE_PCT, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream,
+    Grid, GridSpec, KernelError, Metrics, SweepResult, ValidClose, ValidSeries, WINDOW_NAMES,
+    default_close, default_params, derive_windows, derive_windows2, gbm, grid, grid2,
+    validate_close, validate_fee, validate_params, validate_params_and_fee, window,
 };
 
 pub mod checked;
@@ -113,7 +113,11 @@ pub mod prealloc;
 pub mod rayon;
 pub mod rolling;
 pub mod simd;
+pub mod stream;
 pub mod unchecked;
+
+pub use prealloc::Backtest;
+pub use stream::Sweeper;
 
 /// Worker threads for variants that parallelise over combos; single-thread variants ignore it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,22 +129,85 @@ pub enum Threads {
     Fixed(usize),
 }
 
-/// The one signature every variant implements. The series arrives validated (see
-/// [`Variant::sweep_valid`]); each variant still checks the params and the fee.
+/// The one signature every variant implements: a sweep resumed at bar `from` of `close`, with
+/// `states[k]` combo `k`'s event-loop state before that bar (updated in place). Bars before
+/// `from` are lookback only: their WMAs feed later bars, the event loop does not see them. The
+/// batch sweep is `from = 0` from fresh states; a [`Sweeper`] passes the last lookback bars
+/// ahead of each new chunk. The series arrives validated (see [`Variant::sweep_valid`]); each
+/// variant still checks the params, the fee, `from` and the number of states.
 pub type SweepFn = fn(
     close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
-) -> Result<SweepResult, KernelError>;
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError>;
 
+/// What every [`SweepFn`] checks before it starts: params, fee, `from` inside the series and
+/// one state per combo.
+pub(crate) fn check_resume(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    from: usize,
+    states: &[Backtest],
+) -> Result<(), KernelError> {
+    validate_params_and_fee(params, fee_pct)?;
+    if states.len() != params.len() {
+        return Err(KernelError::ParamsShape {
+            detail: format!("{} combo states for {} combos", states.len(), params.len()),
+        });
+    }
+    if from > close.bars().len() {
+        return Err(KernelError::ParamsShape {
+            detail: format!(
+                "resume at bar {from} of a {}-bar buffer",
+                close.bars().len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A batch sweep through a resumable one: `from = 0`, fresh states. The states are the only
+/// extra work (one small struct per combo), so every batch entry is this thin wrapper.
+pub(crate) fn batch(
+    f: SweepFn,
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+) -> Result<SweepResult, KernelError> {
+    let mut states = vec![Backtest::new(); params.len()];
+    f(close, params, fee_pct, threads, 0, &mut states)?;
+    Ok(SweepResult {
+        pnl: states.iter().map(Backtest::pnl).collect(),
+        trades: states.iter().map(Backtest::trades).collect(),
+    })
+}
+
+/// The reference resumed: the kernel's own indicators (`hullsweep_kernel::hma`, `hma3`) and the
+/// spec's event loop bar by bar from `from`.
 fn reference(
     close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     _: Threads,
-) -> Result<SweepResult, KernelError> {
-    hullsweep_kernel::sweep_valid(close, params, fee_pct)
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    check_resume(close, params, fee_pct, from, states)?;
+    let close = close.bars();
+    for (combo, bt) in params.iter().zip(states) {
+        let [n, half, sqrt, m, half3, third] = combo.map(hullsweep_kernel::window);
+        let h = hullsweep_kernel::hma(close, n, half, sqrt);
+        let h3 = hullsweep_kernel::hma3(close, m, half3, third);
+        for i in from..close.len() {
+            bt.step(close[i], h[i] - h3[i], fee_pct);
+        }
+    }
+    Ok(())
 }
 
 macro_rules! variants {
@@ -169,20 +236,20 @@ variants! {
     /// The line-by-line port in `hullsweep-kernel`: the oracle.
     Reference => "reference", reference;
     /// Idiomatic safe Rust: slices, `windows`, `zip`, no bounds checks left in the hot loops.
-    Checked => "checked", checked::sweep;
+    Checked => "checked", checked::sweep_from;
     /// The reference with `get_unchecked` in the hot loops, validated once at the entry.
-    Unchecked => "unchecked", unchecked::sweep;
+    Unchecked => "unchecked", unchecked::sweep_from;
     /// No allocation per combo or pass: one scratch and caller-owned outputs.
-    Prealloc => "prealloc", prealloc::sweep;
+    Prealloc => "prealloc", prealloc::sweep_from;
     /// Explicit SIMD WMA across consecutive outputs, run-time dispatched, on the prealloc pipeline.
-    Simd => "simd", simd::sweep;
+    Simd => "simd", simd::sweep_from;
     /// SIMD + prealloc per worker, parallel over combos on a local rayon pool.
-    Rayon => "rayon", rayon::sweep;
+    Rayon => "rayon", rayon::sweep_from;
     /// Exact O(1)-per-bar WMAs with a proven error bound; uncertified bars get the reference's
     /// arithmetic, so every trade is the reference's. Single thread.
-    Rolling => "rolling", rolling::sweep;
+    Rolling => "rolling", rolling::sweep_from;
     /// `rolling` over combos on a local rayon pool of `threads` workers.
-    RollingRayon => "rolling-rayon", rolling::sweep_par;
+    RollingRayon => "rolling-rayon", rolling::sweep_par_from;
 }
 
 impl Variant {
@@ -232,6 +299,26 @@ impl Variant {
         fee_pct: f64,
         threads: Threads,
     ) -> Result<SweepResult, KernelError> {
-        (self.func())(close, params, fee_pct, threads)
+        match self {
+            // The oracle stays the kernel's line-by-line port, event loop included; every
+            // other variant's batch is its resumable sweep from bar 0 ([`batch`]).
+            Variant::Reference => hullsweep_kernel::sweep_valid(close, params, fee_pct),
+            _ => batch(self.func(), close, params, fee_pct, threads),
+        }
+    }
+
+    /// The resumable sweep ([`SweepFn`]): bars before `from` are lookback, `states` (one per
+    /// combo, [`Backtest::new`] at the start of a series) continue from where they were.
+    /// [`Sweeper`] is the convenient way to drive it.
+    pub fn sweep_from(
+        self,
+        close: ValidClose<'_>,
+        params: &[Combo],
+        fee_pct: f64,
+        threads: Threads,
+        from: usize,
+        states: &mut [Backtest],
+    ) -> Result<(), KernelError> {
+        (self.func())(close, params, fee_pct, threads, from, states)
     }
 }

@@ -105,8 +105,12 @@ pub fn wma_range_into(x: &[f64], w: usize, out: &mut [f64], range: Range<usize>)
 /// With `track` set it also keeps the metrics' accumulators (docs/kernel.md, "Metrics"); they
 /// are touched only when the position changes, and a batch `(pnl, trades)` sweep leaves
 /// `track` off, so its loop is the plain one.
+///
+/// It is also one combo's whole state between two pushes of a [`Sweeper`](crate::Sweeper):
+/// callers outside this crate treat it as opaque and read only [`pnl`](Backtest::pnl) and
+/// [`trades`](Backtest::trades).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Backtest {
+pub struct Backtest {
     pub(crate) pos: i64,
     pub(crate) entry: f64,
     pub(crate) pnl: f64,
@@ -123,7 +127,8 @@ impl Default for Backtest {
 }
 
 impl Backtest {
-    pub(crate) fn new() -> Self {
+    /// The state before the first bar: flat, nothing booked.
+    pub fn new() -> Self {
         Backtest {
             pos: 0,
             entry: 0.0,
@@ -148,9 +153,26 @@ impl Backtest {
         self.tally.finish(self.pnl, self.trades, n_bars)
     }
 
+    /// PnL of the closed trades so far, in percent.
+    pub fn pnl(&self) -> f64 {
+        self.pnl
+    }
+
+    /// Closed trades so far.
+    pub fn trades(&self) -> i64 {
+        self.trades
+    }
+
     /// Feeds bars in order, `d = hma - hma3`; bar `j` of the slices is bar `at + j` of the series.
     #[inline]
-    fn feed(&mut self, at: usize, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+    pub(crate) fn feed(
+        &mut self,
+        at: usize,
+        close: &[f64],
+        hma: &[f64],
+        hma3: &[f64],
+        fee_pct: f64,
+    ) {
         assert!(
             hma.len() == close.len() && hma3.len() == close.len(),
             "one bar each"
@@ -299,17 +321,20 @@ where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
     let mut bt = Backtest::new();
-    run_combo_bt(close, combo, fee_pct, buf, wma, &mut bt);
+    run_combo_from(close, combo, fee_pct, buf, wma, 0, &mut bt);
     (bt.pnl, bt.trades)
 }
 
-/// [`run_combo_with`] feeding a caller's event loop `bt` (a tracking one keeps the metrics).
-pub(crate) fn run_combo_bt<F>(
+/// [`run_combo_with`] resumed: bars before `from` are lookback only (their WMAs are computed,
+/// the event loop does not see them) and the event loop continues from `bt`. A sweep resumed
+/// this way over the last lookback bars and a new chunk equals the sweep of the whole series.
+pub fn run_combo_from<F>(
     close: &[f64],
     combo: &Combo,
     fee_pct: f64,
     buf: &mut [f64],
     wma: F,
+    from: usize,
     bt: &mut Backtest,
 ) where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
@@ -353,15 +378,33 @@ pub(crate) fn run_combo_bt<F>(
         // never read again; a and c keep the differences the next tiles' windows reach back to).
         wma(a, sqrt, d, r.clone());
         wma(c, m, e, r.clone());
-        bt.feed(
-            r.start,
-            &close[r.clone()],
-            &d[r.clone()],
-            &e[r.clone()],
-            fee_pct,
-        );
+        let fed = r.start.max(from)..r.end;
+        if !fed.is_empty() {
+            bt.feed(
+                fed.start,
+                &close[fed.clone()],
+                &d[fed.clone()],
+                &e[fed],
+                fee_pct,
+            );
+        }
         t0 = r.end;
     }
+}
+
+/// [`run_combo_from`] from the first bar into a caller's event loop `bt` (a tracking one keeps
+/// the metrics).
+pub(crate) fn run_combo_bt<F>(
+    close: &[f64],
+    combo: &Combo,
+    fee_pct: f64,
+    buf: &mut [f64],
+    wma: F,
+    bt: &mut Backtest,
+) where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
+{
+    run_combo_from(close, combo, fee_pct, buf, wma, 0, bt);
 }
 
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.
@@ -408,7 +451,7 @@ where
     Ok(())
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry: one scratch and one result for the whole sweep.
+/// The batch sweep: one scratch and one result for the whole sweep.
 pub fn sweep(
     close: ValidClose<'_>,
     params: &[Combo],
@@ -416,6 +459,39 @@ pub fn sweep(
     _: Threads,
 ) -> Result<SweepResult, KernelError> {
     sweep_fresh_with(close, params, fee_pct, wma_range_into)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry: resumed from `states` at bar `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    sweep_from_with(close, params, fee_pct, from, states, wma_range_into)
+}
+
+/// A resumed sweep with a pluggable WMA kernel, one scratch for every combo.
+pub(crate) fn sweep_from_with<F>(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    from: usize,
+    states: &mut [Backtest],
+    wma: F,
+) -> Result<(), KernelError>
+where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
+{
+    crate::check_resume(close, params, fee_pct, from, states)?;
+    let close = close.bars();
+    let mut scratch = Scratch::new(close.len());
+    for (combo, bt) in params.iter().zip(states) {
+        run_combo_from(close, combo, fee_pct, &mut scratch.buf, wma, from, bt);
+    }
+    Ok(())
 }
 
 /// One sweep with a scratch and result of its own (the SIMD variant passes its WMA kernel).

@@ -5,12 +5,10 @@
 //! split would leave one thread with the long windows; largest-first dynamic handout balances it.
 
 use crate::Threads;
-use crate::prealloc::{Scratch, run_combo_with};
+use crate::prealloc::{Backtest, Scratch, run_combo_from};
 use crate::simd::WmaKernel;
 use ::rayon::{ThreadPool, ThreadPoolBuilder};
-use hullsweep_kernel::{
-    Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee, window,
-};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose, window};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -93,28 +91,46 @@ pub fn sweep(
     fee_pct: f64,
     threads: Threads,
 ) -> Result<SweepResult, KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
+    crate::batch(sweep_from, close, params, fee_pct, threads)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry: [`sweep`] resumed from `states` at bar `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    crate::check_resume(close, params, fee_pct, from, states)?;
     let kernel = WmaKernel::best();
     let close = close.bars();
     let wma = move |x: &[f64], w: usize, o: &mut [f64], r: std::ops::Range<usize>| {
         kernel.wma_range(x, w, o, r)
     };
+    let start: &[Backtest] = states;
     // Each worker owns one scratch for the whole sweep.
     let per_worker = for_each_combo(params, close.len(), threads, |next| {
         let mut scratch = Scratch::new(close.len());
         let mut done = Vec::new();
         while let Some(k) = next() {
-            let (pnl, trades) =
-                run_combo_with(close, &params[k], fee_pct, scratch.as_mut_slice(), wma);
-            done.push((k, pnl, trades));
+            let mut bt = start[k];
+            run_combo_from(
+                close,
+                &params[k],
+                fee_pct,
+                scratch.as_mut_slice(),
+                wma,
+                from,
+                &mut bt,
+            );
+            done.push((k, bt));
         }
         done
     });
-
-    let mut result = SweepResult::zeroed(params.len());
-    for (k, pnl, trades) in per_worker.into_iter().flatten() {
-        result.pnl[k] = pnl;
-        result.trades[k] = trades;
+    for (k, bt) in per_worker.into_iter().flatten() {
+        states[k] = bt;
     }
-    Ok(result)
+    Ok(())
 }

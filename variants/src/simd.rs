@@ -7,7 +7,7 @@
 //! independent vector accumulators per block hide the FP-add latency that bounds the reference.
 
 use crate::Threads;
-use crate::prealloc::{Scratch, sweep_fresh_with, sweep_into_with};
+use crate::prealloc::{Backtest, Scratch, sweep_fresh_with, sweep_from_with, sweep_into_with};
 use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 use std::ops::Range;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -407,7 +407,23 @@ pub fn sweep_into(
     })
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry: the best tier for this CPU, single thread.
+/// The [`SweepFn`](crate::SweepFn) entry: the best tier for this CPU, single thread, resumed
+/// from `states` at bar `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    let kernel = WmaKernel::best();
+    sweep_from_with(close, params, fee_pct, from, states, move |x, w, o, r| {
+        kernel.wma_range(x, w, o, r)
+    })
+}
+
+/// The batch sweep: the best tier for this CPU, single thread.
 pub fn sweep(
     close: ValidClose<'_>,
     params: &[Combo],

@@ -11,10 +11,20 @@ cluster; needs the [ray] extra) and hullsweep_rs.client (a client for the hullsw
     >>> table = hullsweep_rs.sweep_metrics(close, hullsweep_rs.grid("10:60:6", "10:60:6"))
     >>> sorted(table)[:3]                                  # a dict of numpy columns
     ['bars_in_market', 'best_trade', 'hma3_half']
+
+A series too long for memory goes through a Sweeper in pieces (the same bits for any chunking):
+
+    >>> s = hullsweep_rs.Sweeper(params)
+    >>> for piece in np.array_split(close, 7):
+    ...     s.push(piece)
+    >>> pnl2, trades2 = s.finish()
+    >>> bool((pnl2 == pnl).all() and (trades2 == trades).all())
+    True
 """
 
 from ._native import (
     DEFAULT_FEE_PCT,
+    Sweeper,
     fastest,
     grid,
     sweep,
@@ -26,6 +36,7 @@ from ._native import (
 
 __all__ = [
     "DEFAULT_FEE_PCT",
+    "Sweeper",
     "fastest",
     "grid",
     "sweep",

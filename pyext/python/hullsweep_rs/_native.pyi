@@ -1,4 +1,5 @@
 # Type stubs for the compiled half of hullsweep_rs (pyext/src/lib.rs).
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -50,3 +51,27 @@ def fastest() -> str:
 def grid(spec: str, spec3: str | None = None) -> npt.NDArray[np.int64]:
     """Expands a grid of HMA lengths "LO:HI:K" (and, with spec3, of HMA3 lengths: every pair)
     into an n x 6 int64 params array; ValueError on a bad spec or repeated lengths."""
+
+class Sweeper:
+    """A sweep fed in chunks: push() the series in order, finish() gives sweep()'s result."""
+
+    def __init__(
+        self,
+        params: npt.NDArray[np.int64],
+        fee_pct: float = 0.09,
+        variant: str = "fastest",
+        threads: int | None = None,
+        progress: Callable[[int], object] | None = None,
+    ) -> None: ...
+    def push(self, close: object) -> None:
+        """Pushes the next bars (1-D float64 numpy, memmap, pyarrow or polars; no copy)."""
+    @property
+    def bars(self) -> int:
+        """Bars pushed so far."""
+    @property
+    def lookback(self) -> int:
+        """Bars of lookback carried from one push to the next."""
+    def result(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """(pnl, trades) of the bars pushed so far."""
+    def finish(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """(pnl, trades) as sweep() returns them; the Sweeper is done."""

@@ -35,7 +35,10 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
     }
 }
 
-/// One combo on the fast path: (pnl, trades), bit-identical to the reference.
+/// One combo on the fast path, bit-identical to the reference: the event loop `bt` runs from
+/// bar `from` (the bars before it are lookback, see [`SweepFn`](crate::SweepFn)); a tracking
+/// `bt` keeps the metrics.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_fast(
     prep: &Prepared<'_>,
     plan: &Plan,
@@ -44,7 +47,9 @@ pub(super) fn run_fast(
     kernel: WmaKernel,
     scratch: &mut Scratch,
     stats: &mut Stats,
-) -> (f64, i64) {
+    from: usize,
+    bt: &mut Backtest,
+) {
     fast_d_on(tier, prep, plan, scratch);
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
@@ -64,10 +69,11 @@ pub(super) fn run_fast(
             dt[pos] = f64::NAN;
             set(signs, pos, class(f64::NAN));
         });
-        masked += end.saturating_sub(p.max(done));
+        // Lookback bars (before `from`) are counted by the push that fed them.
+        masked += end.saturating_sub(p.max(done).max(from));
         done = done.max(end);
     }
-    stats.bars += (n - masked) as u64;
+    stats.bars += (n - from - masked) as u64;
     // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
     // Lane by lane, so the bars come out in order (lane `l` holds bars `l q .. (l + 1) q`).
     scratch.fallback.clear();
@@ -75,7 +81,7 @@ pub(super) fn run_fast(
         for r in &scratch.uncertain {
             for k in r.clone() {
                 let i = l * q + k;
-                if dt[k * LANES + l] == UNCERTIFIED && i < n {
+                if dt[k * LANES + l] == UNCERTIFIED && i < n && i >= from {
                     scratch.fallback.push(i);
                 }
             }
@@ -133,14 +139,20 @@ pub(super) fn run_fast(
             diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
         }
     }
-    let mut bt = Backtest::tracking(scratch.track);
+    // The loop starts at bar `from`, always stepped (its class may differ from `bt`'s last).
     for (l, lane) in close.chunks(q).enumerate() {
-        bt.step_at(l * q, lane[0], dt[l], fee_pct);
+        let Some(k0) = from
+            .checked_sub(l * q)
+            .map_or(Some(0), |k| (k < lane.len()).then_some(k))
+        else {
+            continue;
+        };
+        bt.step_at(l * q + k0, lane[k0], dt[k0 * LANES + l], fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
-        for &k in scratch.events[l].iter().take_while(|&&k| k < lane.len()) {
+        let events = &scratch.events[l];
+        let after = events.partition_point(|&k| k <= k0);
+        for &k in events[after..].iter().take_while(|&&k| k < lane.len()) {
             bt.step_at(l * q + k, lane[k], dt[k * LANES + l], fee_pct);
         }
     }
-    scratch.last = bt;
-    (bt.pnl, bt.trades)
 }

@@ -30,10 +30,7 @@ pub fn sweep_metrics(
         .collect();
     let prep = Prepared::new(close, &plans);
     let done = crate::rayon::for_each_combo(params, n, threads, |next| {
-        let mut scratch = Scratch {
-            track: true,
-            ..Scratch::default()
-        };
+        let mut scratch = Scratch::default();
         scratch.fit(&prep);
         let mut direct = prealloc::Scratch::new(0);
         let mut stats = super::Stats::default();
@@ -43,8 +40,19 @@ pub fn sweep_metrics(
                 // No bar has a defined `d`: nothing opens, nothing trades.
                 Route::AllNan => Backtest::tracking(true),
                 Route::Fast(plan) => {
-                    run_fast(&prep, plan, fee_pct, tier, kernel, &mut scratch, &mut stats);
-                    scratch.last
+                    let mut bt = Backtest::tracking(true);
+                    run_fast(
+                        &prep,
+                        plan,
+                        fee_pct,
+                        tier,
+                        kernel,
+                        &mut scratch,
+                        &mut stats,
+                        0,
+                        &mut bt,
+                    );
+                    bt
                 }
                 Route::Direct => {
                     direct.reserve(n);

@@ -109,10 +109,6 @@ pub struct Scratch {
     pub(super) fallback: Vec<usize>,
     /// Buffers for the reference's arithmetic on fallback stretches.
     pub(super) reference: prealloc::Scratch,
-    /// Whether [`run_fast`]'s event loop keeps the metrics (the metrics sweep sets it).
-    pub(super) track: bool,
-    /// [`run_fast`]'s event loop after the last combo, for the metrics sweep to read.
-    pub(super) last: Backtest,
 }
 
 impl Scratch {
@@ -153,22 +149,29 @@ fn run_combos(
     direct: &mut prealloc::Scratch,
     stats: &mut Stats,
     k: usize,
-) -> (f64, i64) {
+    from: usize,
+    bt: &mut Backtest,
+) {
     match &routes[k] {
+        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
         Route::AllNan => {
             stats.all_nan_combos += 1;
-            (0.0, 0)
+            if from < prep.close.len() {
+                bt.step(prep.close[from], f64::NAN, fee_pct);
+            }
         }
-        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats),
+        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt),
         Route::Direct => {
             stats.direct_combos += 1;
             direct.reserve(prep.close.len());
-            prealloc::run_combo_with(
+            prealloc::run_combo_from(
                 prep.close,
                 &params[k],
                 fee_pct,
                 direct.as_mut_slice(),
                 |x, w, o, r| kernel.wma_range(x, w, o, r),
+                from,
+                bt,
             )
         }
     }
@@ -185,7 +188,37 @@ pub fn sweep_with_stats(
     tier: Tier,
     kernel: WmaKernel,
 ) -> Result<(SweepResult, Stats), KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
+    let mut states = vec![Backtest::new(); params.len()];
+    let stats = sweep_from_with_stats(
+        close,
+        params,
+        fee_pct,
+        threads,
+        tier,
+        kernel,
+        0,
+        &mut states,
+    )?;
+    let result = SweepResult {
+        pnl: states.iter().map(Backtest::pnl).collect(),
+        trades: states.iter().map(Backtest::trades).collect(),
+    };
+    Ok((result, stats))
+}
+
+/// [`sweep_with_stats`] resumed at bar `from` from `states` (see [`SweepFn`](crate::SweepFn)).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_from_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<Stats, KernelError> {
+    crate::check_resume(close, params, fee_pct, from, states)?;
     let close = close.bars();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
     let plans: Vec<Option<Plan>> = routes
@@ -197,12 +230,14 @@ pub fn sweep_with_stats(
         .collect();
     let prep = Prepared::new(close, &plans);
     let threads = Threads::Fixed(workers(&routes, params, close.len(), prep.pad, threads));
-    let mut result = SweepResult::zeroed(params.len());
     let mut stats = Stats::default();
+    let start: &[Backtest] = states;
     let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
+        let mut bt = start[k];
         run_combos(
-            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k,
-        )
+            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k, from, &mut bt,
+        );
+        bt
     };
     let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
         let mut scratch = Scratch::default();
@@ -211,8 +246,7 @@ pub fn sweep_with_stats(
         let mut stats = Stats::default();
         let mut done = Vec::new();
         while let Some(k) = next() {
-            let (pnl, trades) = run(&mut scratch, &mut direct, &mut stats, k);
-            done.push((k, pnl, trades));
+            done.push((k, run(&mut scratch, &mut direct, &mut stats, k)));
         }
         stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
         (done, stats)
@@ -220,12 +254,11 @@ pub fn sweep_with_stats(
     stats.memory_bytes = prep.bytes() as u64;
     for (worker, s) in done {
         stats.add(&s);
-        for (k, pnl, trades) in worker {
-            result.pnl[k] = pnl;
-            result.trades[k] = trades;
+        for (k, bt) in worker {
+            states[k] = bt;
         }
     }
-    Ok((result, stats))
+    Ok(stats)
 }
 
 /// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
@@ -285,7 +318,7 @@ fn workers(
         .min(pays)
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry, single thread: the best tier for this CPU.
+/// The batch sweep, single thread: the best tier for this CPU.
 pub fn sweep(
     close: ValidClose<'_>,
     params: &[Combo],
@@ -295,22 +328,39 @@ pub fn sweep(
     sweep_par(close, params, fee_pct, Threads::Fixed(1))
 }
 
-/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers.
+/// The batch sweep over `threads` workers.
 pub fn sweep_par(
     close: ValidClose<'_>,
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
 ) -> Result<SweepResult, KernelError> {
-    sweep_with_stats(
-        close,
-        params,
-        fee_pct,
-        threads,
-        Tier::best(),
-        WmaKernel::best(),
-    )
-    .map(|(r, _)| r)
+    crate::batch(sweep_par_from, close, params, fee_pct, threads)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry, single thread, resumed at `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    sweep_par_from(close, params, fee_pct, Threads::Fixed(1), from, states)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers, resumed at `from`.
+pub fn sweep_par_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    let (tier, kernel) = (Tier::best(), WmaKernel::best());
+    sweep_from_with_stats(close, params, fee_pct, threads, tier, kernel, from, states).map(|_| ())
 }
 
 /// The two parts of a combo's bound coefficient, `(fast, reference)`: the fast path's distance

@@ -47,8 +47,86 @@ __all__ = [
     "TARGET_TASK_S",
 ]
 
-#: What one series may be given as: a 1-D float64 array, or the path of an .npy or a .csv.
+#: What one series may be given as: a 1-D float64 array, or the path of an .npy, .parquet or .csv.
 Source = Union[np.ndarray, str, os.PathLike]
+
+#: Bars per piece when a task reads an .npy path (a Parquet file goes by row groups).
+_PIECE = 1 << 20
+
+
+class _FileSeries:
+    """A series that stays in its file: tasks read it themselves (an .npy memory-mapped piece by
+    piece, a Parquet float64 column row group by row group) and sweep it with a Sweeper, so it
+    never passes through the driver or the object store. The driver reads it once, in pieces,
+    to check every price before anything is submitted."""
+
+    def __init__(self, path: Path, column: str = "close"):
+        self.path = str(path)
+        self.kind = path.suffix.lower()
+        self.column = column
+        self.bars = sum(len(p) for p in _pieces(self.path, self.kind, column, lengths_only=True))
+
+    def __len__(self):
+        return self.bars
+
+    def __getitem__(self, index):
+        # Only the cost probe slices a series: the first bars, as an array.
+        if not isinstance(index, slice) or index.start not in (None, 0) or index.step not in (
+            None,
+            1,
+        ):
+            raise TypeError("a file series only gives its first bars")
+        stop = self.bars if index.stop is None else min(index.stop, self.bars)
+        out, have = [], 0
+        for piece in _pieces(self.path, self.kind, self.column):
+            out.append(np.asarray(piece[: stop - have], dtype=np.float64))
+            have += len(out[-1])
+            if have >= stop:
+                break
+        return np.ascontiguousarray(np.concatenate(out) if out else np.empty(0))
+
+
+def _pieces(path: str, kind: str, column: str = "close", lengths_only: bool = False):
+    """The series of an .npy or a Parquet file in pieces (1-D float64; a Parquet null is NaN)."""
+    if kind == ".npy":
+        close = np.load(path, mmap_mode="r", allow_pickle=False)
+        if close.dtype != np.float64 or close.ndim != 1:
+            raise TypeError(
+                f"close must be a 1-D float64 array, got a {close.ndim}-D {close.dtype} array"
+            )
+        for start in range(0, len(close), _PIECE):
+            yield close[start : start + _PIECE]
+        return
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as e:
+        raise ValueError(f"reading {path!r} needs pyarrow: pip install pyarrow") from e
+    f = pq.ParquetFile(path)
+    names = f.schema_arrow.names
+    if column not in names:
+        folded = [n for n in names if n.lower() == column.lower()]
+        if len(folded) != 1:
+            raise ValueError(f"no column named {column!r}; the columns are {names}")
+        column = folded[0]
+    kind_of = f.schema_arrow.field(column).type
+    if kind_of != pa.float64():
+        raise TypeError(f"column {column!r} is {kind_of}, expected float64 (double)")
+    for g in range(f.num_row_groups):
+        if lengths_only:
+            yield range(f.metadata.row_group(g).num_rows)
+            continue
+        col = f.read_row_group(g, columns=[column]).column(0)
+        yield col.to_numpy()  # nulls become NaN (a missing bar)
+
+
+def _check_file(series: _FileSeries):
+    """Every price of a file series, piece by piece, with its index in the whole series."""
+    checker = _hs.Sweeper(np.zeros((0, 6), dtype=np.int64))
+    for piece in _pieces(series.path, series.kind, series.column):
+        checker.push(np.ascontiguousarray(piece))
+    if checker.bars == 0:
+        raise ValueError("the close series is empty")
 
 #: Work per task the chunking aims at (seconds on one core): Ray's overhead is then a few %.
 TARGET_TASK_S = 0.25
@@ -138,7 +216,8 @@ def load_series(source: Source) -> np.ndarray:
     return np.ascontiguousarray(close)
 
 
-def _check(series: Mapping[str, Source], params, fee_pct, variant, chunk_combos):
+def _check(series: Mapping[str, Source], params, fee_pct, variant, chunk_combos,
+           files_in_tasks=False):
     """Loads and checks every input; returns them ready to use, or raises SweepInputError."""
     problems = []
     if not isinstance(series, Mapping):
@@ -151,8 +230,17 @@ def _check(series: Mapping[str, Source], params, fee_pct, variant, chunk_combos)
             problems.append(f"series name {name!r}: names must be non-empty strings")
             continue
         try:
-            close = load_series(source)
-            _hs.validate_close(close)
+            suffix = Path(source).suffix.lower() if isinstance(source, (str, os.PathLike)) else ""
+            if suffix in (".npy", ".parquet") and files_in_tasks:
+                close = _FileSeries(Path(source))
+                _check_file(close)
+            elif suffix == ".parquet":
+                parts = list(_pieces(os.fspath(source), suffix))
+                close = np.ascontiguousarray(np.concatenate(parts) if parts else np.empty(0))
+                _hs.validate_close(close)
+            else:
+                close = load_series(source)
+                _hs.validate_close(close)
             closes[name] = close
         except (OSError, TypeError, ValueError) as e:
             where = f" ({os.fspath(source)})" if isinstance(source, (str, os.PathLike)) else ""
@@ -215,6 +303,16 @@ def plan_chunks(bars: Mapping[str, int], n_combos: int, sec_per_combo_bar: float
         name: max(1, min(n_combos, math.ceil(task_s / max(s, 1e-12))))
         for name, s in per_combo.items()
     }
+
+
+@ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)
+def _sweep_file_chunk(path, kind, column, params, start, stop, fee_pct, variant):
+    # The task reads its series from the file, piece by piece, into a Sweeper: memory is one
+    # piece, whatever the length (the file must be reachable from every node).
+    s = _hs.Sweeper(params[start:stop], fee_pct, variant=variant, threads=1)
+    for piece in _pieces(path, kind, column):
+        s.push(np.ascontiguousarray(piece))
+    return s.finish()
 
 
 @ray.remote(max_retries=MAX_RETRIES, retry_exceptions=False)
@@ -310,11 +408,13 @@ def sweep_many(
     address: str | None = None,
     chunk_combos: int | None = None,
     progress: bool = True,
+    files_in_tasks: bool = False,
 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Sweeps every combo over every series on Ray: {name: (pnl float64[n], trades int64[n])}.
 
-    series: maps a name to a 1-D float64 array, or to the path of an .npy (1-D float64) or of a
-        CSV with a `close` column (or a single column; an empty cell is a missing bar).
+    series: maps a name to a 1-D float64 array, or to the path of an .npy (1-D float64), of a
+        Parquet file (a float64 column `close`, any case; a null is a missing bar) or of a CSV
+        with a `close` column (or a single column; an empty cell is a missing bar).
     params: n x 6 int64, one row of windows per combo, the same for every series.
     fee_pct: round-trip fee per closed trade, in percentage points (negative is a rebate).
     variant: the Rust variant each task runs (hullsweep_rs.variants(), or "fastest").
@@ -324,13 +424,19 @@ def sweep_many(
     chunk_combos: combos per task; None sizes chunks from a measured probe (module doc).
     progress: progress on stderr: a tqdm bar over tasks on a terminal, otherwise one line every
         LOG_EVERY_S seconds; and a line before and after starting Ray (seconds on first call).
+    files_in_tasks: an .npy or Parquet path is read by the tasks themselves, piece by piece
+        into a Sweeper (the driver only checks it, piece by piece), so a series of any length
+        never passes through the driver or the object store; every node must be able to read
+        the path (a local cluster, a shared file system). False (the default): the driver
+        loads each file and puts it in the object store.
 
     Results come back in the input combo order, bit-identical to hullsweep_rs.sweep(close,
     params, fee_pct) for each series. Every input is checked before any task is submitted: a bad
     one raises SweepInputError naming the series (or params) and the value. A task whose worker
     or node dies is retried (MAX_RETRIES); one that still fails raises, nothing is dropped.
     """
-    closes, params, fee_pct, chunk_combos = _check(series, params, fee_pct, variant, chunk_combos)
+    closes, params, fee_pct, chunk_combos = _check(series, params, fee_pct, variant, chunk_combos,
+                                                   files_in_tasks)
     n = len(params)
     if not closes or n == 0:
         return {
@@ -343,14 +449,22 @@ def sweep_many(
     chunks = plan_chunks({k: len(v) for k, v in closes.items()}, n, sec, cpus, chunk_combos)
 
     params_ref = ray.put(params)
-    series_refs = {name: ray.put(close) for name, close in closes.items()}  # once per series
+    # Arrays go into the object store once per series; file series stay in their files.
+    series_refs = {
+        name: close if isinstance(close, _FileSeries) else ray.put(close)
+        for name, close in closes.items()
+    }
     out = {name: (np.empty(n, dtype=np.float64), np.empty(n, dtype=np.int64)) for name in closes}
     filled = {name: np.zeros(n, dtype=bool) for name in closes}
     pending = {}
     for name, ref in series_refs.items():
         for start in range(0, n, chunks[name]):
             stop = min(start + chunks[name], n)
-            task = _sweep_chunk.remote(ref, params_ref, start, stop, fee_pct, variant)
+            if isinstance(ref, _FileSeries):
+                task = _sweep_file_chunk.remote(ref.path, ref.kind, ref.column, params_ref, start,
+                                                stop, fee_pct, variant)
+            else:
+                task = _sweep_chunk.remote(ref, params_ref, start, stop, fee_pct, variant)
             pending[task] = (name, start, stop)
 
     with _Progress(len(pending), progress) as bar, _cancel_on_error(pending):

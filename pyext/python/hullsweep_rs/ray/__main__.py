@@ -25,13 +25,18 @@ examples:
 
 
 def series_files(paths: list[str]) -> dict[str, Path]:
-    """Name -> file: each FILE as given, each DIR's *.npy and *.csv sorted; a name is the stem."""
+    """Name -> file: each FILE as given, each DIR's *.npy, *.parquet and *.csv sorted; a name is
+    the stem."""
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.suffix.lower() in (".npy", ".csv"))
+            found = sorted(
+                f for f in p.iterdir() if f.suffix.lower() in (".npy", ".parquet", ".csv")
+            )
             if not found:
-                raise SystemExit(f"error: --data {p}: no .npy or .csv file in this directory")
+                raise SystemExit(
+                    f"error: --data {p}: no .npy, .parquet or .csv file in this directory"
+                )
             files += found
         else:
             files.append(p)  # a missing file is reported with the other bad inputs

@@ -1,0 +1,310 @@
+//! CSV close series read line by line: the header's delimiter and column ([`CsvLayout`]), one
+//! cell per row, and [`CsvSource`], the streaming reader `--data` and `read_close_csv` share.
+
+use crate::io::{DataError, io_err};
+use crate::source::Source;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// What the header row of a CSV says: its delimiter, its width and where the close is.
+#[derive(Clone, Debug)]
+pub struct CsvLayout {
+    /// `,`, or `;` or a tab when the header has no comma but one of those.
+    pub delimiter: u8,
+    /// Cells per row.
+    pub width: usize,
+    /// The close's cell.
+    pub index: usize,
+    /// The close's column name, as the header spells it.
+    pub name: String,
+}
+
+fn delimiter_name(d: u8) -> &'static str {
+    match d {
+        b';' => "semicolon",
+        b'\t' => "tab",
+        _ => "comma",
+    }
+}
+
+/// Reads the header row (`header`, without its line ending) and finds the column: `column` by
+/// exact name, else by a case-insensitive match when only one column matches; without
+/// `column`, the only column or the one named `close` (in any case).
+pub(crate) fn csv_layout(
+    path: &Path,
+    header: &[u8],
+    file_empty: bool,
+    column: Option<&str>,
+) -> Result<CsvLayout, DataError> {
+    let csv_err = |detail: String| DataError::Csv {
+        path: path.to_path_buf(),
+        detail,
+    };
+    if file_empty {
+        return Err(csv_err(
+            "the file is empty; expected a header row, then one row per bar".into(),
+        ));
+    }
+    if header.is_empty() {
+        return Err(csv_err("line 1 is blank; expected the header row".into()));
+    }
+    if header.contains(&b'\r') {
+        return Err(csv_err(
+            "line 1: a carriage return inside the line; expected \\n or \\r\\n line endings".into(),
+        ));
+    }
+    // A header without a comma but with semicolons (or tabs) is that delimiter's file, as
+    // spreadsheets in decimal-comma locales write it.
+    let delimiter = if header.contains(&b',') {
+        b','
+    } else if header.contains(&b';') {
+        b';'
+    } else if header.contains(&b'\t') {
+        b'\t'
+    } else {
+        b','
+    };
+    let headers = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .delimiter(delimiter)
+        .from_reader(header)
+        .headers()
+        .map_err(|e| csv_err(format!("cannot read the header row: {e}")))?
+        .clone();
+    let names: Vec<&str> = headers.iter().collect();
+    let by_name = |name: &str| -> Result<Option<usize>, DataError> {
+        if let Some(i) = names.iter().position(|h| *h == name) {
+            return Ok(Some(i));
+        }
+        let folded: Vec<usize> = (0..names.len())
+            .filter(|&i| names[i].eq_ignore_ascii_case(name))
+            .collect();
+        match folded[..] {
+            [] => Ok(None),
+            [i] => Ok(Some(i)),
+            _ => Err(csv_err(format!(
+                "several columns match {name:?} ignoring case: {:?}; give the exact name with --column",
+                folded.iter().map(|&i| names[i]).collect::<Vec<_>>()
+            ))),
+        }
+    };
+    let index = match column {
+        Some(name) => by_name(name)?.ok_or_else(|| {
+            csv_err(format!(
+                "no column named {name:?}; the columns are {names:?} ({} separated)",
+                delimiter_name(delimiter)
+            ))
+        })?,
+        None if names.len() == 1 => 0,
+        None => by_name("close")?.ok_or_else(|| {
+            csv_err(format!(
+                "several columns and none named \"close\"; choose one with --column (the columns are {names:?})"
+            ))
+        })?,
+    };
+    Ok(CsvLayout {
+        delimiter,
+        width: names.len(),
+        index,
+        name: names[index].to_string(),
+    })
+}
+
+/// The close of one data row (`line`, without its line ending, not blank): an empty cell is a
+/// missing bar (NaN). `line_no` and `bar` name the row in errors.
+pub(crate) fn parse_csv_cell(
+    path: &Path,
+    layout: &CsvLayout,
+    line: &[u8],
+    line_no: u64,
+    bar: u64,
+) -> Result<f64, DataError> {
+    let csv_err = |detail: String| DataError::Csv {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let name = &layout.name;
+    let not_utf8 = || csv_err(format!("line {line_no} is not UTF-8 text"));
+    let width_err = |len: usize| {
+        let mut detail = format!(
+            "line {line_no} has {len} cells; the header has {}",
+            layout.width
+        );
+        for other in [b',', b';', b'\t'] {
+            if other != layout.delimiter && line.contains(&other) && len == 1 {
+                detail += &format!(
+                    " (the header is {} separated; this line has {}s)",
+                    delimiter_name(layout.delimiter),
+                    delimiter_name(other)
+                );
+            }
+        }
+        csv_err(detail)
+    };
+    let cell: std::borrow::Cow<'_, str> = if line.contains(&b'"') {
+        // Quoted cells: the csv crate's parser, for this line alone.
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .trim(csv::Trim::All)
+            .delimiter(layout.delimiter)
+            .from_reader(line);
+        let mut record = csv::StringRecord::new();
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => return Err(width_err(0)),
+            Err(e) => return Err(csv_err(format!("line {line_no}: malformed CSV: {e}"))),
+        }
+        if record.len() != layout.width {
+            return Err(width_err(record.len()));
+        }
+        record.get(layout.index).unwrap_or("").to_string().into()
+    } else {
+        let len = line.iter().filter(|&&b| b == layout.delimiter).count() + 1;
+        if len != layout.width {
+            return Err(width_err(len));
+        }
+        let raw = line
+            .split(|&b| b == layout.delimiter)
+            .nth(layout.index)
+            .unwrap_or(b"");
+        std::str::from_utf8(raw)
+            .map_err(|_| not_utf8())?
+            .trim()
+            .into()
+    };
+    if cell.is_empty() {
+        return Ok(f64::NAN);
+    }
+    cell.parse::<f64>().map_err(|_| {
+        csv_err(format!(
+            "{cell:?} at index {bar} (line {line_no}, column {name:?}) is not a number"
+        ))
+    })
+}
+
+/// One column of a CSV file, read line by line with the rules of [`crate::io::read_close_csv`].
+pub struct CsvSource {
+    path: PathBuf,
+    reader: BufReader<File>,
+    layout: CsvLayout,
+    /// 1-based number of the last line read.
+    line: u64,
+    /// Bars returned before the current chunk.
+    bars_before: u64,
+    /// File line of each bar of the current chunk.
+    lines: Vec<u64>,
+    /// Blank lines seen after the last row (several columns): fine at the end of the file,
+    /// an error if a row follows.
+    pending_blank: Option<u64>,
+    text: Vec<u8>,
+    done: bool,
+    size: u64,
+}
+
+impl CsvSource {
+    /// Opens the file and reads its header (delimiter and column resolved here).
+    pub fn open(path: &Path, column: Option<&str>) -> Result<Self, DataError> {
+        let file = File::open(path).map_err(io_err(path))?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let mut text = Vec::new();
+        reader.read_until(b'\n', &mut text).map_err(io_err(path))?;
+        let header = trim_eol(&text).to_vec();
+        let layout = csv_layout(path, &header, text.is_empty(), column)?;
+        Ok(CsvSource {
+            path: path.to_path_buf(),
+            reader,
+            layout,
+            line: 1,
+            bars_before: 0,
+            lines: Vec::new(),
+            pending_blank: None,
+            text,
+            done: false,
+            size,
+        })
+    }
+
+    fn csv_err(&self, detail: String) -> DataError {
+        DataError::Csv {
+            path: self.path.clone(),
+            detail,
+        }
+    }
+
+    /// The file's size in bytes (progress by bytes when the bar count is unknown).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+impl Source for CsvSource {
+    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
+        buf.clear();
+        self.bars_before += self.lines.len() as u64;
+        self.lines.clear();
+        while !self.done && buf.len() < max {
+            self.text.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.text)
+                .map_err(io_err(&self.path))?;
+            if n == 0 {
+                self.done = true;
+                break;
+            }
+            self.line += 1;
+            let line = trim_eol(&self.text);
+            if line.contains(&b'\r') {
+                return Err(self.csv_err(format!(
+                    "line {}: a carriage return inside the line; expected \\n or \\r\\n line endings",
+                    self.line
+                )));
+            }
+            let bar = self.bars_before + buf.len() as u64;
+            let value = if line.is_empty() {
+                if self.layout.width > 1 {
+                    // No cell, so no bar; refused below if a row follows.
+                    self.pending_blank.get_or_insert(self.line);
+                    continue;
+                }
+                f64::NAN
+            } else {
+                if let Some(blank) = self.pending_blank {
+                    return Err(self.csv_err(format!(
+                        "line {blank} is blank; with several columns a missing bar is a row with \
+                         an empty cell in column {:?}: remove the line or give it its cells",
+                        self.layout.name
+                    )));
+                }
+                parse_csv_cell(&self.path, &self.layout, line, self.line, bar)?
+            };
+            buf.push(value);
+            self.lines.push(self.line);
+        }
+        Ok(!buf.is_empty())
+    }
+
+    fn len_hint(&self) -> Option<u64> {
+        None
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn column(&self) -> Option<&str> {
+        Some(&self.layout.name)
+    }
+
+    fn line_of(&self, index: u64) -> Option<u64> {
+        let k = index.checked_sub(self.bars_before)?;
+        self.lines.get(usize::try_from(k).ok()?).copied()
+    }
+}

@@ -1,0 +1,250 @@
+//! The "scale" section of the lab: `hullsweep sweep` on series from 1e5 bars up, streamed and
+//! (where it fits) in memory, wall time and peak RSS per length, as a table and a log-log SVG.
+
+use anyhow::{Context, bail};
+use plotters::prelude::*;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Marks the section in `reports/lab.md`, so the lab can keep it when it rewrites the file.
+pub const BEGIN: &str = "<!-- scale: written by `hullsweep lab --scale` -->";
+pub const END: &str = "<!-- /scale -->";
+
+/// Peak resident memory of this process in MiB (`VmHWM`), where the OS reports it (Linux).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// One measured run.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub bars: u64,
+    pub in_memory: bool,
+    pub secs: f64,
+    pub rss_mib: f64,
+}
+
+/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`), streamed or in
+/// memory, on the default grid with `fastest`; wall time of the whole process (reading the
+/// file included) and the peak RSS it reports.
+pub fn measure(exe: &Path, dir: &Path, bars: u64, in_memory: bool) -> anyhow::Result<Point> {
+    let data = dir.join(format!("gbm-{bars}.npy"));
+    if !data.exists() {
+        let status = Command::new(exe)
+            .args(["data", "--bars", &bars.to_string(), "--out"])
+            .arg(&data)
+            .status()
+            .context("cannot run hullsweep data")?;
+        if !status.success() {
+            bail!("hullsweep data --bars {bars} failed");
+        }
+    }
+    let mut cmd = Command::new(exe);
+    cmd.args(["sweep", "--data"])
+        .arg(&data)
+        .args(["--out", "/dev/null"]);
+    if in_memory {
+        cmd.arg("--in-memory");
+    }
+    let start = Instant::now();
+    let out = cmd.output().context("cannot run hullsweep sweep")?;
+    let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        bail!("hullsweep sweep on {bars} bars failed: {stderr}");
+    }
+    let rss_mib = stderr
+        .split("peak RSS ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .context("the sweep reported no peak RSS (Linux only)")?;
+    Ok(Point {
+        bars,
+        in_memory,
+        secs,
+        rss_mib,
+    })
+}
+
+/// Bar-combos per second.
+fn rate(p: &Point, combos: usize) -> f64 {
+    p.bars as f64 * combos as f64 / p.secs
+}
+
+/// The section: what was run, the table, the targets and the chart (`svg_name`, beside it).
+pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str) -> String {
+    let mut s = format!("{BEGIN}\n## Scale: any length in bounded memory\n\n");
+    s += "`hullsweep sweep --data gbm-N.npy` (default grid, `fastest`) as a whole process, \
+          reading the file included: streamed (the default: chunks of 256 Ki bars through the \
+          resumable `Sweeper`) and, where it fits, `--in-memory` (the whole series loaded, one \
+          batch sweep). Peak RSS is the process's `VmHWM`. One run per point.\n\n";
+    s +=
+        "| bars | mode | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---|---:|---:|---:|\n";
+    for p in points {
+        s += &format!(
+            "| {:.0e} | {} | {:.2} | {:.3e} | {:.1} |\n",
+            p.bars as f64,
+            if p.in_memory { "in memory" } else { "streamed" },
+            p.secs,
+            rate(p, combos),
+            p.rss_mib
+        );
+    }
+    let base = points.iter().find(|p| p.in_memory && p.bars == 1_000_000);
+    let top = points
+        .iter()
+        .filter(|p| !p.in_memory)
+        .max_by_key(|p| p.bars);
+    if let (Some(b), Some(t)) = (base, top) {
+        s += &format!(
+            "\nTargets: at {:.0e} bars streamed, peak RSS {:.1} MiB (target <= 256 MB = 244 MiB: {}) \
+             and {:.3e} bar·combos/s, {:.1}% of the in-memory 1e6-bar sweep's {:.3e} (target >= 90%: {}).\n",
+            t.bars as f64,
+            t.rss_mib,
+            if t.rss_mib <= 256e6 / 1048576.0 {
+                "met"
+            } else {
+                "missed"
+            },
+            rate(t, combos),
+            100.0 * rate(t, combos) / rate(b, combos),
+            rate(b, combos),
+            if rate(t, combos) >= 0.9 * rate(b, combos) {
+                "met"
+            } else {
+                "missed"
+            },
+        );
+    }
+    s += &format!(
+        "\n![wall time and peak RSS against series length]({svg_name})\n\n{notes}\n{END}\n"
+    );
+    s
+}
+
+/// Replaces the section in `report` (or appends it).
+pub fn splice(report: &str, section: &str) -> String {
+    match (report.find(BEGIN), report.find(END)) {
+        (Some(a), Some(b)) if b > a => {
+            format!(
+                "{}{}{}",
+                &report[..a],
+                section,
+                &report[b + END.len()..].trim_start_matches('\n')
+            )
+        }
+        _ => format!(
+            "{}\n{}",
+            report.trim_end_matches('\n').to_string() + "\n",
+            section
+        ),
+    }
+}
+
+/// The section of `report`, if it has one (the lab keeps it when it rewrites the file).
+pub fn section(report: &str) -> Option<&str> {
+    let a = report.find(BEGIN)?;
+    let b = report[a..].find(END)? + a;
+    Some(&report[a..b + END.len()])
+}
+
+/// The log-log chart: wall time and peak RSS against bars, streamed and in memory.
+pub fn svg(points: &[Point], path: &Path) -> anyhow::Result<()> {
+    let root = SVGBackend::new(path, (900, 380)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(450);
+    let xs = points.iter().map(|p| p.bars as f64);
+    let (x0, x1) = (
+        xs.clone().fold(f64::INFINITY, f64::min) / 1.5,
+        xs.fold(0.0, f64::max) * 1.5,
+    );
+    type Panel<'a, 'b> = (
+        &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+        &'a str,
+        fn(&Point) -> f64,
+    );
+    let panels: [Panel<'_, '_>; 2] = [
+        (&left, "wall time (s)", |p| p.secs),
+        (&right, "peak RSS (MiB)", |p| p.rss_mib),
+    ];
+    for (area, label, y) in panels {
+        let ys = points.iter().map(y);
+        let (y0, y1) = (
+            ys.clone().fold(f64::INFINITY, f64::min) / 1.5,
+            ys.fold(0.0, f64::max) * 1.5,
+        );
+        let mut chart = ChartBuilder::on(area)
+            .caption(label, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("bars")
+            .x_label_formatter(&|v| format!("{v:.0e}"))
+            .y_label_formatter(&|v| format!("{v:.3}"))
+            .draw()?;
+        for (in_memory, color, name) in [(false, BLUE, "streamed"), (true, RED, "in memory")] {
+            let series: Vec<(f64, f64)> = points
+                .iter()
+                .filter(|p| p.in_memory == in_memory)
+                .map(|p| (p.bars as f64, y(p)))
+                .collect();
+            chart
+                .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))?
+                .label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
+            chart.draw_series(series.iter().map(|&xy| Circle::new(xy, 3, color.filled())))?;
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_section_is_replaced_in_place_and_kept() {
+        let p = |bars, in_memory| Point {
+            bars,
+            in_memory,
+            secs: 1.0,
+            rss_mib: 50.0,
+        };
+        let pts = [
+            p(1_000_000, true),
+            p(1_000_000, false),
+            p(10_000_000, false),
+        ];
+        let one = to_markdown(&pts, 80, "scale.svg", "first");
+        let report = splice("# lab\n\ntable\n", &one);
+        assert!(report.starts_with("# lab\n\ntable\n\n<!-- scale"));
+        assert!(report.contains("target >= 90%: met"), "{report}");
+        let two = to_markdown(&pts, 80, "scale.svg", "second");
+        let again = splice(&(report.clone() + "\n## after\n"), &two);
+        assert!(
+            again.contains("second") && !again.contains("first"),
+            "{again}"
+        );
+        assert!(again.ends_with("## after\n"), "{again}");
+        assert_eq!(section(&again), Some(two.trim_end()));
+        let dir = tempfile::tempdir().unwrap();
+        svg(&pts, &dir.path().join("s.svg")).unwrap();
+        let text = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
+        assert!(text.contains("<svg") && text.contains("streamed"));
+    }
+}

@@ -1,0 +1,183 @@
+//! `hullsweep sweep --data` reads in chunks: results equal the in-memory sweep bit for bit
+//! across chunk boundaries, bad input is named by file, column and row, and no output file is
+//! left behind by a failed run.
+
+use assert_cmd::Command;
+use hullsweep::io;
+use hullsweep::source::CHUNK_BARS;
+use std::path::Path;
+
+fn hullsweep() -> Command {
+    Command::cargo_bin("hullsweep").unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs a sweep that must fail; returns stderr, checked to be a clean error.
+fn fails(args: &[&str]) -> String {
+    let out = hullsweep().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} should fail: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn a_series_of_several_chunks_gives_the_in_memory_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 2 * CHUNK_BARS + 12_345;
+    let mut close = hullsweep::kernel::gbm(n, 3, 0.002).unwrap();
+    // A NaN run across the first chunk boundary.
+    for v in &mut close[CHUNK_BARS - 50..CHUNK_BARS + 70] {
+        *v = f64::NAN;
+    }
+    let npy = dir.path().join("c.npy");
+    io::write_f64_npy(&npy, &close).unwrap();
+    let out = dir.path().join("r.csv");
+    for variant in ["fastest", "simd"] {
+        hullsweep()
+            .args([
+                "sweep",
+                "--data",
+                s(&npy),
+                "--grid",
+                "6:120:5",
+                "--variant",
+                variant,
+            ])
+            .args(["--out", s(&out)])
+            .assert()
+            .success();
+        let streamed = std::fs::read_to_string(&out).unwrap();
+        // --stats keeps the whole series in memory and sweeps it in one batch.
+        let batch = hullsweep()
+            .args([
+                "sweep",
+                "--data",
+                s(&npy),
+                "--grid",
+                "6:120:5",
+                "--variant",
+                variant,
+            ])
+            .arg("--stats")
+            .output()
+            .unwrap();
+        assert!(batch.status.success());
+        assert_eq!(
+            streamed,
+            String::from_utf8(batch.stdout).unwrap(),
+            "{variant}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_named_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.csv");
+    std::fs::write(&out, "previous results\n").unwrap();
+
+    // A negative price in the second chunk of a semicolon CSV, column asked in lower case.
+    let csv = dir.path().join("prices.csv");
+    let mut text = String::from("Date;Close\n");
+    let bad_row = CHUNK_BARS + 777;
+    for i in 0..CHUNK_BARS + 2000 {
+        let v = if i == bad_row {
+            -4.25
+        } else {
+            100.0 + (i % 7) as f64
+        };
+        text += &format!("{i};{v}\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let e = fails(&[
+        "sweep",
+        "--data",
+        s(&csv),
+        "--column",
+        "close",
+        "--out",
+        s(&out),
+    ]);
+    assert!(
+        e.contains(&format!(
+            "bad price -4.25 at index {bad_row} (line {}) in column \"Close\"",
+            bad_row + 2
+        )) && e.contains("prices.csv"),
+        "{e}"
+    );
+
+    // A truncated .npy: the header promises more bars than the file holds.
+    let npy = dir.path().join("t.npy");
+    io::write_f64_npy(&npy, &vec![100.0; 1000]).unwrap();
+    let bytes = std::fs::read(&npy).unwrap();
+    std::fs::write(&npy, &bytes[..bytes.len() - 100]).unwrap();
+    let e = fails(&["sweep", "--data", s(&npy), "--out", s(&out)]);
+    assert!(
+        e.contains("t.npy") && e.contains("the header says 1000 bars, the file ends after 987"),
+        "{e}"
+    );
+
+    // A bad price deep in a .npy is named by its index.
+    let mut close = vec![100.0; CHUNK_BARS + 10];
+    close[CHUNK_BARS + 3] = 0.0;
+    io::write_f64_npy(&npy, &close).unwrap();
+    let e = fails(&["sweep", "--data", s(&npy), "--out", s(&out)]);
+    assert!(
+        e.contains(&format!("bad price 0 at index {}", CHUNK_BARS + 3)),
+        "{e}"
+    );
+
+    // None of the failures touched the output or left a temporary file.
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous results\n");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains(".part"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn parquet_in_and_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (npy, pq) = (dir.path().join("c.npy"), dir.path().join("c.parquet"));
+    for out in [&npy, &pq] {
+        hullsweep()
+            .args(["data", "--bars", "300000", "--out", s(out)])
+            .assert()
+            .success();
+    }
+    let sweep = |data: &Path| {
+        let out = hullsweep()
+            .args(["sweep", "--data", s(data), "--grid", "6:80:4"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(sweep(&pq), sweep(&npy));
+
+    // A bad price in the second row group is named by file, column and row.
+    let mut close = hullsweep::kernel::gbm(5000, 1, 0.01).unwrap();
+    close[3210] = -1.5;
+    let bad = dir.path().join("bad.parquet");
+    let mut f = std::fs::File::create(&bad).unwrap();
+    let mut w = hullsweep::parquet_io::ParquetWriter::new(&mut f).unwrap();
+    w.put(&close[..3000]).unwrap();
+    w.put(&close[3000..]).unwrap();
+    w.finish().unwrap();
+    let e = fails(&["sweep", "--data", s(&bad), "--column", "Close"]);
+    assert!(
+        e.contains("bad.parquet: bad price -1.5 at index 3210 in column \"close\""),
+        "{e}"
+    );
+    let e = fails(&["sweep", "--data", s(&bad), "--column", "open"]);
+    assert!(
+        e.contains("no column named \"open\"") && e.contains("[\"close\"]"),
+        "{e}"
+    );
+}
