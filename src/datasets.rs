@@ -9,11 +9,15 @@ use crate::kernel::{self, Combo, DEFAULT_FEE_PCT, GridSpec, fnv1a64};
 /// One gate input: a series, its combos and the fee.
 #[derive(Clone, Debug)]
 pub struct Dataset {
+    /// Short unique name, used in reports and as the golden fixture's file stem.
     pub name: String,
     /// What the dataset is there to catch, for reports.
     pub about: &'static str,
+    /// The close series (finite prices `> 0`, NaN for a missing bar), fixed by the generator.
     pub close: Vec<f64>,
+    /// The window combos swept over it, generated deterministically.
     pub params: Vec<Combo>,
+    /// Round-trip fee per closed trade, in percentage points.
     pub fee: f64,
 }
 

@@ -8,9 +8,13 @@ use std::time::{Duration, Instant};
 
 /// A sweep the table times.
 pub struct Workload {
+    /// The table label, `<bars> × <combos>`.
     pub name: String,
+    /// The close series swept (a prefix of the lab's series for the short workloads).
     pub close: Vec<f64>,
+    /// The combos swept (every k-th of the lab's combos for the small workloads).
     pub params: Vec<Combo>,
+    /// Round-trip fee per closed trade, in percentage points, as in the lab's sweep.
     pub fee: f64,
 }
 
@@ -37,11 +41,15 @@ pub fn workloads(close: &[f64], params: &[Combo], fee: f64) -> Vec<Workload> {
 /// A variant on a thread setting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Contender {
+    /// The variant run.
     pub variant: Variant,
+    /// Its thread setting: `Auto` for `fastest` (its cost model decides), `Fixed(n)`
+    /// for the single variants.
     pub threads: Threads,
 }
 
 impl Contender {
+    /// The table label: the variant name and `(auto)` or `(<n>T)`, e.g. `simd (1T)`.
     pub fn name(&self) -> String {
         match self.threads {
             Threads::Auto => format!("{} (auto)", self.variant.name()),
@@ -67,11 +75,16 @@ pub fn contenders(cores: usize) -> Vec<Contender> {
 
 /// One workload's samples: per contender, seconds per sweep in each round.
 pub struct Row {
+    /// The workload's label, `<bars> × <combos>`.
     pub name: String,
+    /// Length of the workload's close series, in bars.
     pub bars: usize,
+    /// Number of combos in the workload.
     pub combos: usize,
     /// Threads `fastest` ran on (its cost model's choice).
     pub fastest_threads: usize,
+    /// `times[k][r]`: seconds per sweep of contender `k` (in `contenders` order, `fastest`
+    /// at 0) in round `r`.
     pub times: Vec<Vec<f64>>,
 }
 

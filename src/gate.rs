@@ -16,6 +16,7 @@ pub const PNL_TOLERANCE: f64 = 1e-6;
 /// How one implementation's results compare with the reference's on one dataset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GateReport {
+    /// The suite dataset compared (its `Dataset::name`), or the contender's label in the lab.
     pub dataset: String,
     /// Combos compared (the reference's count; a missing or extra combo counts as a mismatch).
     pub combos: usize,
@@ -165,6 +166,7 @@ pub mod golden {
         crate::numba::root().join("tests").join("golden")
     }
 
+    /// The fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
     pub fn path(dir: &Path, dataset: &str) -> PathBuf {
         dir.join(format!("{dataset}.json"))
     }
@@ -172,10 +174,15 @@ pub mod golden {
     /// One dataset's reference output and the checksums of the inputs it came from.
     #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
     pub struct Fixture {
+        /// The suite dataset this fixture is for; also its file stem.
         pub dataset: String,
+        /// The dataset's one-line description, copied from the suite for people reading the file.
         pub about: String,
+        /// Length of the dataset's close series, in bars.
         pub bars: usize,
+        /// Number of combos; `pnl_bits`, `pnl` and `trades` each hold this many entries.
         pub combos: usize,
+        /// Round-trip fee per closed trade, in percentage points, the outputs were computed with.
         pub fee: f64,
         /// FNV-1a 64 of the close bits, `0x`-hex.
         pub close_fnv1a64: String,
@@ -189,6 +196,7 @@ pub mod golden {
         /// infinities or NaN, and an extreme price can give either (docs/kernel.md), so those are
         /// written as the strings `"inf"`, `"-inf"` and `"NaN"`.
         pub pnl: Vec<serde_json::Value>,
+        /// Closed trades per combo, in params order.
         pub trades: Vec<i64>,
     }
 
@@ -211,6 +219,8 @@ pub mod golden {
     }
 
     impl Fixture {
+        /// Builds the fixture for `d` from the reference's `result` on it and the versions that
+        /// produced it, computing the input checksums and the exact hex PnL.
         pub fn new(
             d: &Dataset,
             result: &SweepResult,
@@ -275,6 +285,12 @@ pub mod golden {
         }
     }
 
+    /// Reads `dataset`'s fixture from `dir`.
+    ///
+    /// # Errors
+    ///
+    /// A missing file (the message says how to generate it) or JSON that does not parse as a
+    /// [`Fixture`]. Staleness is not checked here; see [`Fixture::check_inputs`].
     pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
         let path = path(dir, dataset);
         let text = std::fs::read_to_string(&path).with_context(|| {
@@ -287,6 +303,12 @@ pub mod golden {
             .with_context(|| format!("{}: malformed fixture", path.display()))
     }
 
+    /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
+    /// returns the path written.
+    ///
+    /// # Errors
+    ///
+    /// The directory cannot be created or the file cannot be written (the message names it).
     pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = path(dir, &fixture.dataset);

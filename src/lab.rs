@@ -10,6 +10,8 @@ use std::time::Instant;
 /// One implementation the lab measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Contender {
+    /// The numba reference in the given mode, run in the Python worker; single-thread is
+    /// the oracle every other contender is gated against.
     Numba(Mode),
     /// A Rust variant run with the lab's thread setting.
     Rust(Variant),
@@ -18,6 +20,8 @@ pub enum Contender {
 }
 
 impl Contender {
+    /// The label used in the lab table, progress lines and gate reports, e.g. `numba prange` or
+    /// `simd (4 threads)`.
     pub fn name(&self) -> String {
         match self {
             Contender::Numba(Mode::Single) => "numba (1 thread)".into(),
@@ -31,24 +35,35 @@ impl Contender {
 
 /// What to run: the sweep, how many timed rounds, and which contenders.
 pub struct LabConfig {
+    /// The close series every contender sweeps (finite prices `> 0`, NaN for a missing bar).
     pub close: Vec<f64>,
+    /// The window combos to sweep, one result row per combo.
     pub params: Vec<Combo>,
+    /// Round-trip fee per closed trade, in percentage points (see `docs/kernel.md`).
     pub fee: f64,
+    /// Thread setting for `Contender::Rust`; pinned contenders and numba ignore it.
     pub threads: Threads,
+    /// Timed rounds; each contender runs once per round, in rotated order, after an untimed
+    /// gate pass.
     pub rounds: usize,
+    /// What to run, in table order; numba single-thread is always run as the oracle even if
+    /// absent here.
     pub contenders: Vec<Contender>,
 }
 
 /// One row of the lab table.
 #[derive(Clone, Debug)]
 pub struct LabRow {
+    /// The implementation this row measures.
     pub contender: Contender,
+    /// Wall-clock seconds of each timed round, in round order (one per round).
     pub times: Vec<f64>,
     /// Against numba single-thread; `None` for numba single-thread itself.
     pub gate: Option<GateReport>,
 }
 
 impl LabRow {
+    /// The median of this row's round times, in seconds (NaN if no round ran).
     pub fn median(&self) -> f64 {
         median(&self.times)
     }
@@ -56,15 +71,25 @@ impl LabRow {
 
 /// The lab's result: rows in contender order plus what it ran on.
 pub struct LabReport {
+    /// One row per contender, in `LabConfig::contenders` order.
     pub rows: Vec<LabRow>,
+    /// Length of the close series swept, in bars.
     pub bars: usize,
+    /// Number of combos swept.
     pub combos: usize,
+    /// Timed rounds each contender ran.
     pub rounds: usize,
+    /// The CPU and toolchain the lab ran on.
     pub machine: Machine,
+    /// The Python-side versions the worker reported (numba, numpy, Python, ...), as
+    /// `name version` pairs joined by commas.
     pub numba_versions: String,
+    /// The UTC date of the run, `YYYY-MM-DD`.
     pub date: String,
 }
 
+/// The median of `times` (mean of the two middle values for an even count), ordered by
+/// `f64::total_cmp`; NaN for an empty slice rather than a panic.
 pub fn median(times: &[f64]) -> f64 {
     let mut t = times.to_vec();
     t.sort_by(f64::total_cmp);
@@ -82,8 +107,11 @@ pub fn median(times: &[f64]) -> f64 {
 /// says what runs next (for example `round 2/5: simd`).
 #[derive(Clone, Copy, Debug)]
 pub struct Progress<'a> {
+    /// Steps finished so far.
     pub done: usize,
+    /// Total steps of the run; `done == total` on the final call.
     pub total: usize,
+    /// The step about to run, in words; empty on the final call.
     pub now: &'a str,
 }
 

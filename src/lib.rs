@@ -1,6 +1,8 @@
 //! hullsweep: the HMA/HMA3 stop-and-reverse sweep as a library, with its reference kernel,
 //! fast variants, the numba equivalence gate and the lab behind the `hullsweep` CLI.
 
+#![deny(missing_docs)]
+
 pub use hullsweep_kernel as kernel;
 pub use hullsweep_kernel::{Combo, KernelError, SweepResult};
 pub use hullsweep_variants as variants;

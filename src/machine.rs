@@ -4,15 +4,26 @@
 /// The machine and toolchain a measurement ran on.
 #[derive(Clone, Debug)]
 pub struct Machine {
+    /// The CPU model from `/proc/cpuinfo` with its family and model numbers (the model name
+    /// can be masked by a hypervisor), or just the architecture where that file is absent.
     pub cpu: String,
+    /// Logical cores this process may use (`available_parallelism`), 1 if unknown.
     pub cores: usize,
+    /// The SIMD extensions detected at run time that the variants can use (e.g. `sse2`,
+    /// `avx2`, `fma`, `avx512f` on x86_64; `neon` on aarch64).
     pub features: Vec<&'static str>,
+    /// The `rustc` version string the binary was built with, captured by `build.rs`.
     pub rustc: &'static str,
+    /// The LLVM version behind that `rustc`, captured by `build.rs`.
     pub llvm: &'static str,
+    /// `release`, or `debug-assertions` when built with them (timings then mean little).
     pub profile: &'static str,
 }
 
 impl Machine {
+    /// Reads the current machine: CPU from `/proc/cpuinfo`, cores, SIMD features, and the
+    /// toolchain baked in at build time. Never fails; missing information degrades to the
+    /// architecture name or an empty feature list.
     pub fn detect() -> Machine {
         let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let field = |key: &str| {

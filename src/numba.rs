@@ -21,6 +21,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Both modes, single-thread (the oracle) first: for running or listing every numba sweep.
     pub const ALL: [Mode; 2] = [Mode::Single, Mode::Prange];
 
     /// The name the worker protocol and reports use.

@@ -10,19 +10,30 @@ use std::time::Instant;
 
 /// One workload timed side by side: `rolling` and `simd`, both on one thread.
 pub struct Workload {
+    /// The table label, naming the data (e.g. `this sweep`, `gate dataset flat_steps`).
     pub name: String,
+    /// The close series both variants sweep.
     pub close: Vec<f64>,
+    /// The combos swept.
     pub params: Vec<Combo>,
+    /// Round-trip fee per closed trade, in percentage points.
     pub fee: f64,
 }
 
 /// One row: the workload's certification counts and both medians.
 pub struct Row {
+    /// The workload's label.
     pub name: String,
+    /// Length of the workload's close series, in bars.
     pub bars: usize,
+    /// Number of combos in the workload.
     pub combos: usize,
+    /// What `rolling`'s bound certified on this workload and what fell back to the reference's
+    /// arithmetic (from an untimed run, after the bit-identity check).
     pub stats: Stats,
+    /// Seconds per sweep of `rolling` (one thread), one per round.
     pub rolling: Vec<f64>,
+    /// Seconds per sweep of `simd` (one thread), one per round, timed alongside `rolling`.
     pub simd: Vec<f64>,
 }
 

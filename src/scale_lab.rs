@@ -9,6 +9,7 @@ use std::time::Instant;
 
 /// Marks the section in `reports/lab.md`, so the lab can keep it when it rewrites the file.
 pub const BEGIN: &str = "<!-- scale: written by `hullsweep lab --scale` -->";
+/// Closes the section [`BEGIN`] opens; a rewrite replaces everything between the two.
 pub const END: &str = "<!-- /scale -->";
 
 /// Peak resident memory of this process in MiB (`VmHWM`), where the OS reports it (Linux).
@@ -22,9 +23,13 @@ pub fn peak_rss_mib() -> Option<f64> {
 /// One measured run.
 #[derive(Clone, Debug)]
 pub struct Point {
+    /// Length of the GBM series swept, in bars.
     pub bars: u64,
+    /// `true` for `sweep --in-memory` (the whole series loaded), `false` for the streamed read.
     pub in_memory: bool,
+    /// Wall time of the whole `hullsweep sweep` process, reading the file included, in seconds.
     pub secs: f64,
+    /// Peak resident memory the sweep process reported (`VmHWM`), in MiB.
     pub rss_mib: f64,
 }
 

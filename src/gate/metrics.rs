@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// How one implementation's metrics compare with the reference's on one dataset.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricsReport {
+    /// The suite dataset compared (its `Dataset::name`).
     pub dataset: String,
+    /// Combos compared: the larger of the two sides' counts, so a missing combo is counted.
     pub combos: usize,
     /// Combos with any metric's bits different (or missing on one side).
     pub mismatches: usize,
@@ -21,6 +23,8 @@ pub struct MetricsReport {
 }
 
 impl MetricsReport {
+    /// The verdict: every metric of every combo has the reference's exact bits (the metrics
+    /// have no tolerance).
     pub fn bit_identical(&self) -> bool {
         self.mismatches == 0
     }
@@ -87,10 +91,15 @@ pub fn dir() -> PathBuf {
 /// One dataset's reference metrics and the checksums of the inputs they came from.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Fixture {
+    /// The suite dataset these metrics are for; also the fixture's file stem.
     pub dataset: String,
+    /// Number of combos; every column in `float_bits` and `counts` holds this many values.
     pub combos: usize,
+    /// FNV-1a 64 of the close bits, `0x`-hex: a changed generator makes the fixture stale.
     pub close_fnv1a64: String,
+    /// FNV-1a 64 of the params and the fee (see [`Dataset::params_fnv`]), `0x`-hex.
     pub params_fnv1a64: String,
+    /// What produced the metrics (numba, llvmlite, numpy, python versions).
     pub reference: serde_json::Map<String, serde_json::Value>,
     /// Float metrics per combo as the `0x`-hex of their f64 bits (exact; NaN without trades).
     pub float_bits: BTreeMap<String, Vec<String>>,
@@ -110,6 +119,9 @@ fn unhex(s: &str) -> anyhow::Result<u64> {
 }
 
 impl Fixture {
+    /// Builds the fixture for `d` from the reference's per-combo `rows` and the versions that
+    /// produced them: float metrics as exact hex bits, counts as integers, keyed by metric name
+    /// ([`METRIC_NAMES`]).
     pub fn new(
         d: &Dataset,
         rows: &[Metrics],
@@ -183,10 +195,17 @@ fn is_count(i: usize) -> bool {
     Metrics::no_trades().values()[i].is_count()
 }
 
+/// The metric fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
 pub fn path(dir: &Path, dataset: &str) -> PathBuf {
     dir.join(format!("{dataset}.json"))
 }
 
+/// Reads `dataset`'s metric fixture from `dir`.
+///
+/// # Errors
+///
+/// A missing file (the message says how to generate it) or JSON that does not parse as a
+/// [`Fixture`]. Staleness is checked later, by [`Fixture::rows`].
 pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
     let path = path(dir, dataset);
     let text = std::fs::read_to_string(&path).with_context(|| {
@@ -198,6 +217,12 @@ pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
     serde_json::from_str(&text).with_context(|| format!("{}: malformed fixture", path.display()))
 }
 
+/// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
+/// returns the path written.
+///
+/// # Errors
+///
+/// The directory cannot be created or the file cannot be written (the message names it).
 pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = path(dir, &fixture.dataset);
