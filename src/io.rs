@@ -22,10 +22,12 @@ pub enum DataError {
     },
     /// The file's structure cannot be decoded: a bad `.npy` header, a `.npy` body shorter than
     /// its header says, or a Parquet file that cannot be read.
-    #[error("{path}: not a valid .npy file: {detail}")]
+    #[error("{path}: not a valid {format} file: {detail}")]
     Malformed {
         /// The file that failed to decode.
         path: PathBuf,
+        /// The format it was read as (`.npy` or Parquet), so the message names the right one.
+        format: &'static str,
         /// What is wrong, from the decoder (npyz, parquet) or naming the truncation point.
         detail: String,
     },
@@ -107,6 +109,7 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + 
 fn open_npy(path: &Path) -> Result<NpyFile<BufReader<File>>, DataError> {
     let file = File::open(path).map_err(io_err(path))?;
     NpyFile::new(BufReader::new(file)).map_err(|e| DataError::Malformed {
+        format: ".npy",
         path: path.to_path_buf(),
         detail: e.to_string(),
     })
@@ -141,6 +144,7 @@ fn check_dtype(
 
 fn read_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
     move |e| DataError::Malformed {
+        format: ".npy",
         path: path.to_path_buf(),
         detail: e.to_string(),
     }

@@ -30,6 +30,7 @@ pub struct ParquetSource {
 
 fn bad(path: &Path, detail: impl std::fmt::Display) -> DataError {
     DataError::Malformed {
+        format: "Parquet",
         path: path.to_path_buf(),
         detail: detail.to_string(),
     }

@@ -60,6 +60,7 @@ impl NpySource {
         let file = File::open(path).map_err(io_err(path))?;
         let npy = NpyFile::new(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
             DataError::Malformed {
+                format: ".npy",
                 path: path.to_path_buf(),
                 detail: e.to_string(),
             }
@@ -107,6 +108,7 @@ impl Source for NpySource {
             match self.reader.read(&mut self.bytes[got..]) {
                 Ok(0) => {
                     return Err(DataError::Malformed {
+                        format: ".npy",
                         path: self.path.clone(),
                         detail: format!(
                             "truncated: the header says {} bars, the file ends after {}",

@@ -177,6 +177,7 @@ fn bad_inputs_name_the_problem() {
     let zero_window = d.join("zw.npy");
     io::write_params_npy(&zero_window, &[[5, 2, 2, 5, 2, 1], [5, 2, 2, 5, 0, 1]]).unwrap();
     let garbage = write(d, "garbage.npy", "not numpy at all");
+    let garbage_parquet = write(d, "garbage.parquet", "not parquet at all");
     let bad_csv = write(d, "bad.csv", "close\n1.5\n2.5\nx1\n");
     let header_only = write(d, "header.csv", "close\n");
     let bad_price_csv = write(d, "prices.csv", "date,close\n1,100\n2,\n3,-3.5\n");
@@ -190,6 +191,10 @@ fn bad_inputs_name_the_problem() {
         (
             vec!["sweep", "--data", s(&garbage)],
             vec!["garbage.npy", "not a valid .npy"],
+        ),
+        (
+            vec!["sweep", "--data", s(&garbage_parquet)],
+            vec!["garbage.parquet", "not a valid Parquet file"],
         ),
         (
             vec!["sweep", "--data", s(&ints)],

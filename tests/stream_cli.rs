@@ -181,3 +181,41 @@ fn parquet_in_and_out() {
         "{e}"
     );
 }
+
+/// `--out` to a path that is not a regular file (a FIFO here; `/dev/null` in use) is written in
+/// place: the atomic rename used for ordinary files would replace the special file itself (as
+/// root, `--out /dev/null` once turned /dev/null into a regular file).
+#[test]
+fn out_to_a_special_file_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("c.npy");
+    io::write_f64_npy(&npy, &hullsweep::kernel::gbm(500, 3, 0.002).unwrap()).unwrap();
+    let fifo = dir.path().join("out.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success(), "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    hullsweep()
+        .args([
+            "sweep",
+            "--data",
+            s(&npy),
+            "--grid",
+            "6:40:3",
+            "--out",
+            s(&fifo),
+        ])
+        .assert()
+        .success();
+    // Checked before joining: a replaced FIFO would leave the reader waiting forever.
+    let kind = std::fs::metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+    let text = reader.join().unwrap();
+    assert!(
+        text.starts_with("combo,") && text.lines().count() == 4,
+        "{text}"
+    );
+}

@@ -167,11 +167,21 @@ pub fn sweep_file(
 }
 
 /// Writes `path` all or nothing: `write` fills a temporary file beside it, which is renamed
-/// over `path` once complete, so an error or Ctrl-C never leaves a partial file.
+/// over `path` once complete, so an error or Ctrl-C never leaves a partial file. A path that is
+/// not a regular file (`/dev/null`, a FIFO, a terminal) is written in place: renaming over it
+/// would replace the device itself (as root, `--out /dev/null` once made /dev/null a file).
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        write(&mut file).with_context(|| format!("cannot write {}", path.display()))?;
+        return Ok(());
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
