@@ -175,17 +175,8 @@ fn sweep<'py>(
     let close = numpy_view(close)?;
     let close = close_view(&close)?;
     let params = params_view(params)?;
-    let variant = Variant::from_name(variant).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown variant {variant:?}; one of {} or \"fastest\"",
-            names().join(", ")
-        ))
-    })?;
-    let threads = match threads {
-        None => Threads::Auto,
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1, got 0")),
-        Some(n) => Threads::Fixed(n),
-    };
+    let variant = parse_variant(variant)?;
+    let threads = parse_threads(threads)?;
     let close = close_slice(&close)?;
     let combos = combos(&params)?;
     let result = py
@@ -212,19 +203,11 @@ fn sweep_metrics<'py>(
     variant: &str,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let close = close_view(close)?;
+    let close = numpy_view(close)?;
+    let close = close_view(&close)?;
     let params = params_view(params)?;
-    let variant = Variant::from_name(variant).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown variant {variant:?}; one of {} or \"fastest\"",
-            names().join(", ")
-        ))
-    })?;
-    let threads = match threads {
-        None => Threads::Auto,
-        Some(0) => return Err(PyValueError::new_err("threads must be at least 1, got 0")),
-        Some(n) => Threads::Fixed(n),
-    };
+    let variant = parse_variant(variant)?;
+    let threads = parse_threads(threads)?;
     let close = close_slice(&close)?;
     let combos = combos(&params)?;
     let rows = py
