@@ -35,6 +35,14 @@ pub enum KernelError {
         /// Every problem with it.
         detail: String,
     },
+    /// A combo index past the params (a trade log or a live run asked for a combo that is not
+    /// there).
+    BadCombo {
+        /// The index asked for.
+        index: usize,
+        /// How many combos there are.
+        n_combos: usize,
+    },
     /// A generator argument out of range (no bars, a negative or infinite sigma).
     BadGenerator {
         /// Which argument, and why.
@@ -63,6 +71,11 @@ impl fmt::Display for KernelError {
                 write!(f, "params must be an n x 6 array of int64: {detail}")
             }
             KernelError::BadGrid { detail } => write!(f, "bad grid: {detail}"),
+            KernelError::BadCombo { index, n_combos } => write!(
+                f,
+                "bad combo {index}: there are {n_combos} combos, numbered 0 to {}",
+                n_combos.saturating_sub(1)
+            ),
             KernelError::BadGenerator { detail } => write!(f, "bad generator argument: {detail}"),
         }
     }

@@ -9,6 +9,7 @@
 mod data;
 mod error;
 mod metrics;
+mod trades;
 
 pub use data::{
     DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream, Grid, GridSpec,
@@ -19,6 +20,7 @@ pub use metrics::{
     METRIC_NAMES, Metrics, Tally, Value, backtest_metrics, run_combo_metrics, sweep_metrics,
     sweep_metrics_valid,
 };
+pub use trades::{Event, Trade, backtest_events, check_combos, trades};
 
 /// Six WMA windows per combo, in the spec's order:
 /// `[hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third]`.
