@@ -70,13 +70,13 @@ fn check(name: &str, close: &[f64], params: &[Combo], fee: f64, chunks: &[usize]
         .sweep(close, params, fee, Threads::Fixed(1))
         .unwrap();
     let mine = live.result();
-    for k in 0..params.len() {
+    for (k, open) in open.iter().enumerate() {
         assert!(
             same_bits(mine.pnl[k], batch.pnl[k]),
             "{name}: combo {k} pnl"
         );
         assert_eq!(mine.trades[k], batch.trades[k], "{name}: combo {k} trades");
-        assert_eq!(live.position(k), open[k], "{name}: combo {k} position");
+        assert_eq!(live.position(k), *open, "{name}: combo {k} position");
     }
 }
 
