@@ -3,19 +3,21 @@
 //!
 //! `transport` makes the byte streams (Unix, TCP, stdio; the one place, so TLS slots in there),
 //! `accept` hands them to threads and times them out, `session` reads frames, checks the hello
-//! and dispatches each request to its opcode family's handlers (`sweep`), `config` holds the
+//! and dispatches each request to its opcode family's handlers (`sweep`, `stream`), `config` holds the
 //! settings and the state all connections share, `token` and `watch` serve the hello and timeouts.
 
 mod accept;
 mod config;
 mod session;
+mod stream;
 mod sweep;
 mod token;
 mod transport;
 mod watch;
 
 pub use config::{
-    Config, DEFAULT_MAX_INFLIGHT, DEFAULT_READ_TIMEOUT, EngineError, Shared, default_variant,
+    Config, DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT, EngineError, Shared, default_variant,
 };
 pub use session::serve_connection;
 pub use token::Token;
