@@ -10,6 +10,7 @@
 //! holds bar by bar: `variants/src/live.md` (below).
 #![doc = include_str!("../live.md")]
 
+mod bound;
 mod exact;
 mod graph;
 mod ring;
@@ -20,15 +21,16 @@ mod tests;
 
 use crate::rolling::certify::{Plan, Route};
 use crate::stream::effective_window;
+use bound::Thresholds;
 use exact::Closes;
-use graph::{Ends, Graph, Want};
+use graph::{Graph, Want};
 use hullsweep_kernel::{
     Combo, Event, KernelError, SweepResult, Trade, check_combos, validate_close,
     validate_params_and_fee, window,
 };
 use ring::Series;
 use scale::Scale;
-use state::Loop;
+use state::{Cold, Hot};
 
 /// A combo's open position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,17 +59,18 @@ pub struct LiveStats {
 /// are far past the bound's own limit (`rolling.md`, second-order terms) anyway.
 const LONGEST: usize = 1 << 32;
 
-/// How one combo runs: where its indicators are, when its `d` is defined, and its bound.
+/// How one combo runs, what a push reads of it at every bar: where its indicators are, when
+/// its `d` is defined, its threshold and its loop's hot state.
 #[derive(Clone, Copy, Debug)]
 struct Run {
-    ends: Ends,
+    h: u32,
+    h3: u32,
     /// The effective lookback `W`: `d` is NaN while fewer bars than it have passed since the
     /// last NaN (`rolling.md`, "NaN bars").
     weff: usize,
-    /// Blocks of [`Scale`] that cover the reach of the combo's fast `d`.
-    blocks: usize,
-    /// The bound (`rolling.md`), `None` for windows too long for it (every bar exact).
-    plan: Option<Plan>,
+    /// The certification threshold at the current scale (`+inf`: certifies nothing).
+    thr: f64,
+    lp: Hot,
 }
 
 /// Combos run live: [`push`](Live::push) bars as they come, get each bar's events.
@@ -82,7 +85,8 @@ pub struct Live {
     params: Vec<Combo>,
     fee_pct: f64,
     runs: Vec<Run>,
-    loops: Vec<Loop>,
+    cold: Vec<Cold>,
+    thresholds: Thresholds,
     graph: Graph,
     close: Series<f64>,
     /// The run of bit-identical closes ending at each bar.
@@ -91,9 +95,6 @@ pub struct Live {
     /// Bars since the last NaN bar (counting a virtual one before the stream).
     since_nan: usize,
     stats: LiveStats,
-    /// The negative control: certify with a threshold of 0 (tests show events then differ).
-    #[cfg(test)]
-    zero_threshold: bool,
 }
 
 impl Live {
@@ -120,37 +121,36 @@ impl Live {
             })
             .collect();
         let (graph, ends) = Graph::build(&wants);
-        let runs: Vec<Run> = params
+        let weff: Vec<usize> = params.iter().map(effective_window).collect();
+        let blocks: Vec<usize> = plans
             .iter()
-            .zip(&plans)
-            .zip(ends)
-            .map(|((c, &plan), ends)| Run {
-                ends,
-                weff: effective_window(c),
-                blocks: plan.map_or(1, |p| Scale::blocks_for(reach(&p))),
-                plan,
+            .map(|p| p.map_or(1, |p| Scale::blocks_for(reach(&p))))
+            .collect();
+        let runs: Vec<Run> = ends
+            .iter()
+            .zip(&weff)
+            .map(|(e, &weff)| Run {
+                h: e.h,
+                h3: e.h3,
+                weff,
+                thr: f64::INFINITY,
+                lp: Hot::new(),
             })
             .collect();
-        let need = runs
-            .iter()
-            .map(|r| r.weff)
-            .max()
-            .unwrap_or(1)
-            .saturating_add(1);
-        let blocks = runs.iter().map(|r| r.blocks).max().unwrap_or(1);
+        let need = weff.iter().copied().max().unwrap_or(1).saturating_add(1);
+        let scale = Scale::new(blocks.iter().copied().max().unwrap_or(1));
         Ok(Live {
             params: params.to_vec(),
             fee_pct,
             runs,
-            loops: vec![Loop::new(); params.len()],
+            cold: vec![Cold::new(); params.len()],
+            thresholds: Thresholds::new(plans, &blocks),
             graph,
             close: Series::new(need, f64::NAN),
             run: Series::new(need, 0),
-            scale: Scale::new(blocks),
+            scale,
             since_nan: 0,
             stats: LiveStats::default(),
-            #[cfg(test)]
-            zero_threshold: false,
         })
     }
 
@@ -199,40 +199,33 @@ impl Live {
             self.since_nan.saturating_add(1)
         };
         self.graph.advance(i, &self.close);
+        let runs = &mut self.runs;
+        self.thresholds
+            .update(&self.scale, |k, thr| runs[k].thr = thr);
         let closes = Closes {
             close: &self.close,
             run: &self.run,
         };
-        for (k, (r, lp)) in self.runs.iter().zip(&mut self.loops).enumerate() {
+        let (mut certified, mut recomputed) = (0, 0);
+        for (k, (r, cold)) in self.runs.iter_mut().zip(&mut self.cold).enumerate() {
             let d = if self.since_nan < r.weff {
                 f64::NAN
             } else {
-                let fast = match &r.plan {
-                    Some(plan) => {
-                        let d = self.graph.h[r.ends.h as usize].value
-                            - self.graph.h3[r.ends.h3 as usize].value;
-                        let thr = plan.threshold(self.scale.max(r.blocks));
-                        #[cfg(test)]
-                        let thr = if self.zero_threshold { 0.0 } else { thr };
-                        // The difference of two floats has the sign of the exact difference, so
-                        // this is the bound's test exactly; NaN (past the overflow guard) fails it.
-                        (d.abs() - thr > 0.0).then_some(d)
-                    }
-                    None => None,
-                };
-                match fast {
-                    Some(d) => {
-                        self.stats.certified += 1;
-                        d
-                    }
-                    None => {
-                        self.stats.recomputed += 1;
-                        self.graph.exact_d(r.ends.h, r.ends.h3, i, &closes)
-                    }
+                let d = self.graph.h[r.h as usize].value - self.graph.h3[r.h3 as usize].value;
+                // The difference of two floats has the sign of the exact difference, so this
+                // is the bound's test exactly; NaN (past the overflow guard) fails it.
+                if d.abs() - r.thr > 0.0 {
+                    certified += 1;
+                    d
+                } else {
+                    recomputed += 1;
+                    self.graph.exact_d(r.h, r.h3, i, &closes)
                 }
             };
-            lp.step(k, i, c, d, self.fee_pct, events);
+            state::step(&mut r.lp, cold, k, i, c, d, self.fee_pct, events);
         }
+        self.stats.certified += certified;
+        self.stats.recomputed += recomputed;
         self.stats.bars += 1;
     }
 
@@ -254,19 +247,19 @@ impl Live {
     /// Combo `combo`'s open position, `None` while it is flat (before its first entry) or
     /// when there is no such combo.
     pub fn position(&self, combo: usize) -> Option<Position> {
-        let l = self.loops.get(combo)?;
-        (l.pos != 0).then_some(Position {
-            side: l.pos,
-            entry_bar: l.entry_bar,
-            entry_price: l.entry,
+        let (pos, cold) = (self.runs.get(combo)?.lp.pos, self.cold[combo]);
+        (pos != 0).then_some(Position {
+            side: pos,
+            entry_bar: cold.entry_bar,
+            entry_price: cold.entry,
         })
     }
 
     /// `(pnl, trades)` of every combo so far: the batch sweep of the bars pushed up to now.
     pub fn result(&self) -> SweepResult {
         SweepResult {
-            pnl: self.loops.iter().map(|l| l.pnl).collect(),
-            trades: self.loops.iter().map(|l| l.trades).collect(),
+            pnl: self.cold.iter().map(|l| l.pnl).collect(),
+            trades: self.cold.iter().map(|l| l.trades).collect(),
         }
     }
 
@@ -283,7 +276,8 @@ impl Live {
             + self.params.len()
                 * (std::mem::size_of::<Combo>()
                     + std::mem::size_of::<Run>()
-                    + std::mem::size_of::<Loop>())
+                    + std::mem::size_of::<Cold>()
+                    + std::mem::size_of::<Option<Plan>>())
     }
 
     /// Distinct nodes of the shared pipeline: WMAs of close, `2a - b`, `3c - dd - e`, `hma`

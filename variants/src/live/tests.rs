@@ -27,7 +27,7 @@ fn reference(close: &[f64], params: &[Combo], fee: f64) -> Vec<Event> {
 
 fn live_events(close: &[f64], params: &[Combo], zero: bool) -> (Vec<Event>, LiveStats) {
     let mut live = Live::new(params, 0.09).unwrap();
-    live.zero_threshold = zero;
+    live.thresholds.zero = zero;
     let mut events = Vec::new();
     live.push_many(close, &mut events).unwrap();
     (events, live.stats())
