@@ -324,3 +324,63 @@ fn every_gate_dataset_bar_by_bar_and_in_random_chunks() {
         "most datasets trade"
     );
 }
+
+/// A random series from `seed`: a random walk at a random magnitude (from the smallest
+/// subnormals to near the overflow guard), with NaN runs, flat runs and spikes.
+fn random_series(seed: u64, n: usize, scale_exp: i32) -> Vec<f64> {
+    let mut rng = Rng(seed | 1);
+    let unit = |rng: &mut Rng| (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let scale = 2f64.powi(scale_exp);
+    let mut p = 1.0f64;
+    let mut close: Vec<f64> = (0..n)
+        .map(|_| {
+            p *= 1.0 + (unit(&mut rng) - 0.5) * 0.02;
+            p * scale
+        })
+        .collect();
+    // Subnormal magnitudes: a walk on a grid of few values, so `d` is tiny and often zero.
+    if scale_exp < -1022 {
+        for v in &mut close {
+            *v = f64::from_bits(1 + rng.below(40) as u64);
+        }
+    }
+    for _ in 0..rng.below(4) {
+        let (at, len) = (rng.below(n as u64), 1 + rng.below(60));
+        let v = close[at];
+        close[at..(at + len).min(n)].fill(v);
+    }
+    for _ in 0..rng.below(4) {
+        let (at, len) = (rng.below(n as u64), 1 + rng.below(30));
+        close[at..(at + len).min(n)].fill(f64::NAN);
+    }
+    for _ in 0..rng.below(3) {
+        let at = rng.below(n as u64);
+        if !close[at].is_nan() {
+            close[at] = (close[at] * 1e6).min(f64::MAX);
+        }
+    }
+    close
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// Random windows (long ones included) on random data, bar by bar and in random chunks.
+    #[test]
+    fn random_windows_and_data_match_the_reference(
+        seed in 0u64..u64::MAX,
+        n in 1usize..900,
+        scale_exp in proptest::sample::select(vec![-1074, -1060, -1022, -500, 0, 1, 500, 990]),
+        windows in proptest::collection::vec(proptest::collection::vec(1i64..48, 6), 1..5),
+        long in 0i64..300,
+    ) {
+        let close = random_series(seed, n, scale_exp);
+        let mut params: Vec<Combo> = windows.iter().map(|w| [w[0], w[1], w[2], w[3], w[4], w[5]]).collect();
+        params.push([long + 1, (long + 1) / 2 + 1, 3, long / 3 + 1, 2, 1]);
+        let fee = if seed % 2 == 0 { 0.09 } else { 0.0 };
+        let w = want(&close, &params, fee);
+        check_against("proptest bar by bar", &close, &params, fee, &[1], &w);
+        let chunks = random_chunks(seed ^ 0x5555, longest_lookback(&params));
+        check_against("proptest chunks", &close, &params, fee, &chunks, &w);
+    }
+}
