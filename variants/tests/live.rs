@@ -308,6 +308,21 @@ fn every_gate_dataset_bar_by_bar_and_in_random_chunks() {
                 if !w.events.is_empty() {
                     with_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
+                // The batch trade log of chosen combos (out of order, one twice) is the kernel's.
+                let n = d.params.len();
+                let combos = [n - 1, 0, n / 2, 0];
+                let kernel_log = hullsweep_kernel::trades(
+                    hullsweep_kernel::ValidClose::new(close).unwrap(),
+                    &d.params,
+                    d.fee,
+                    &combos,
+                )
+                .unwrap();
+                let log = hullsweep_variants::trades(close, &d.params, d.fee, &combos).unwrap();
+                assert_eq!(log.len(), kernel_log.len(), "{}: trades()", d.name);
+                for (a, b) in log.iter().zip(&kernel_log) {
+                    assert!(a.same(b), "{}: trades(): {a:?} vs {b:?}", d.name);
+                }
                 eprintln!(
                     "{}: {} bars x {} combos, {} events, every one identical",
                     d.name,
