@@ -15,9 +15,10 @@ use std::sync::atomic::Ordering;
 /// 225 to 360 (the combo, its plan, loop state and its share of the shared indicator graph).
 const OPEN_PER_COMBO: u64 = 512;
 
-/// Bytes charged per slot of history per graph node (and for the close and run rings): the
-/// rings and exact-value caches hold a few bytes per node and bar (measured: 1 to 3).
-const SLOT_PER_NODE: u64 = 32;
+/// Bytes charged per slot of history per graph node, and twice for the close and run rings
+/// (12 bytes a slot together): the nodes' rings and exact-value caches hold under a byte per
+/// node and slot on the default grid and about 2 on a single long combo (measured).
+const SLOT_PER_NODE: u64 = 8;
 
 /// Events kept between pushes (64 KiB, charged to the in-flight budget while kept); a larger
 /// buffer is freed after its push.
