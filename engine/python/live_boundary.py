@@ -166,8 +166,10 @@ def section(m: dict) -> str:
         "`--max-loaded`" for n, (h, c) in held.items()) + ".\n")
     L.append("Reading it: the push's cost over the echo floor is the stream's work (the in-process "
              "row) plus encoding its events; the rest of a round trip is the transport's, the same "
-             "as an echo of one float. p99 on this shared machine is dominated by other jobs' "
-             "scheduling; compare medians, measured in the same run. **TLS**: its rows are added "
+             "as an echo of one float. The Rust and the Python rows are two runs, minutes apart; "
+             "compare rows within a run. p99 on this shared machine is dominated by other jobs' "
+             "scheduling, and a negative difference means the push and the echo medians are "
+             "within the noise of the load (the load average above, on 2 cores). **TLS**: its rows are added "
              "here by adding the transport to `TRANSPORTS` (this script) and `Transport` "
              "(`engine/examples/live_latency.rs`).")
     L.append(END)
