@@ -106,8 +106,9 @@ fn stream_state_is_charged_and_given_back_when_the_connection_drops() {
     // At least the state of its combos.
     assert!(server.shared.loaded_bytes() >= (150 * (combos().len() + 3)) as u64);
     drop(c);
-    wait_for(|| server.shared.streams() == 0 && server.shared.loaded_bytes() == 0);
-    assert_eq!(server.shared.inflight_bytes(), 0);
+    // The receive buffer and the kept events buffer go back with the rest of the connection.
+    let s = &server.shared;
+    wait_for(|| s.streams() == 0 && s.loaded_bytes() == 0 && s.inflight_bytes() == 0);
 }
 
 fn wait_for(mut done: impl FnMut() -> bool) {
