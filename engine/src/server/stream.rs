@@ -228,6 +228,17 @@ impl<'a> Streams<'a> {
             })?;
         }
         let cells = (n as u64).saturating_mul(bars.len() as u64);
+        let reply_bytes = WORST_EVENT_BYTES
+            .saturating_mul(cells)
+            .saturating_add(EVENTS_HEAD as u64);
+        if reply_bytes > u64::from(protocol::MAX_FRAME_LIMIT) {
+            return Err(format!(
+                "a push of {} bars to a stream of {n} combos may cause a reply of {reply_bytes} \
+                 bytes, over the protocol's frame limit of {} bytes; push fewer bars at once",
+                bars.len(),
+                protocol::MAX_FRAME_LIMIT
+            ));
+        }
         let worst = WORST_PER_CELL
             .saturating_mul(cells)
             .saturating_add(4 + EVENTS_HEAD as u64);
