@@ -15,6 +15,9 @@ use std::sync::atomic::Ordering;
 /// 225 to 360 (the combo, its plan, loop state and its share of the shared indicator graph).
 const OPEN_PER_COMBO: u64 = 512;
 
+/// Bytes charged per stream besides its combos (`Live` holds about 260: its rings' first slots).
+const OPEN_BASE: u64 = 1024;
+
 /// Bytes charged per slot of history per graph node, and twice for the close and run rings
 /// (12 bytes a slot together): the nodes' rings and exact-value caches hold under a byte per
 /// node and slot on the default grid and about 2 on a single long combo (measured).
@@ -174,7 +177,7 @@ impl<'a> Streams<'a> {
                 format!("{max} streams open on this server, the limit (--max-streams); retry later")
             })?;
         let need = params.iter().map(effective_window).max().unwrap_or(1) as u64 + 1;
-        let charged = (n as u64).saturating_mul(OPEN_PER_COMBO) + 4096;
+        let charged = (n as u64).saturating_mul(OPEN_PER_COMBO) + OPEN_BASE;
         let opened = self
             .charge(charged, || format!("a stream of {n} combos"))
             .and_then(|()| {
