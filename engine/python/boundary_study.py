@@ -231,7 +231,7 @@ def main() -> None:
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "--bin", "hullsweep"], cwd=ROOT, check=True)
         subprocess.run(["cargo", "build", "--release", "-p", "hullsweep-engine", "--example",
-                        "live_latency"], cwd=ROOT, check=True)
+                        "stream_latency"], cwd=ROOT, check=True)
     binary = ROOT / "target" / "release" / "hullsweep"
     ref, ref_path = load_reference(args.ref_dir)
     in_repo_ref = ROOT in ref_path.resolve().parents

@@ -5,13 +5,13 @@ in-process `Live::push` and the 1-float echo floor, side by side in one run; wri
     .venv/bin/python engine/python/live_boundary.py            # this section only
     .venv/bin/python engine/python/boundary_study.py           # the whole study, this included
 
-Two interleaved runs: the Rust one (`engine/examples/live_latency.rs`: in-process `Live::push`,
+Two interleaved runs: the Rust one (`engine/examples/stream_latency.rs`: in-process `Live::push`,
 the Rust client's push over each transport, the echo floor) and the Python client's (push and
 echo over each transport, to `hullsweep serve`). Each rotates its paths bar by bar, so a shared
 machine's noise falls on all of them alike.
 """
 
-# TLS: add "tls" to TRANSPORTS (and its `Transport` variant in live_latency.rs, its start
+# TLS: add "tls" to TRANSPORTS (and its `Transport` variant in stream_latency.rs, its start
 # arguments in `start_server`): the rows and the table below follow.
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def sh(*cmd: str) -> str:
 
 
 def params_for(n: int) -> np.ndarray:
-    """The grids of live_latency.rs, by the kernel's own grid code: 80 = the default grid,
+    """The grids of stream_latency.rs, by the kernel's own grid code: 80 = the default grid,
     otherwise two axes of lengths 6..=200 (10,000 = 100 x 100)."""
     import hullsweep_rs
 
@@ -171,7 +171,7 @@ def section(m: dict) -> str:
              "scheduling, and a negative difference means the push and the echo medians are "
              "within the noise of the load (the load average above, on 2 cores). **TLS**: its rows are added "
              "here by adding the transport to `TRANSPORTS` (this script) and `Transport` "
-             "(`engine/examples/live_latency.rs`).")
+             "(`engine/examples/stream_latency.rs`).")
     L.append(END)
     return "\n".join(L) + "\n"
 
@@ -190,9 +190,9 @@ def run(out: Path, no_build: bool, sizes: list[int], bars: int, warmup: int, tmp
     if not no_build:
         subprocess.run(["cargo", "build", "--release", "--bin", "hullsweep"], cwd=ROOT, check=True)
         subprocess.run(["cargo", "build", "--release", "-p", "hullsweep-engine", "--example",
-                        "live_latency"], cwd=ROOT, check=True)
+                        "stream_latency"], cwd=ROOT, check=True)
     binary = ROOT / "target" / "release" / "hullsweep"
-    example = ROOT / "target" / "release" / "examples" / "live_latency"
+    example = ROOT / "target" / "release" / "examples" / "stream_latency"
     m = measure(binary, example, sizes, bars, warmup, tmp)
     out.mkdir(parents=True, exist_ok=True)
     splice(out / "boundary.md", section(m))

@@ -2,7 +2,7 @@
 //! through the engine over each transport, and the 1-float echo floor (reports/boundary.md).
 //!
 //! ```sh
-//! cargo run --release -p hullsweep-engine --example live_latency -- --combos 80,10000 --bars 2000
+//! cargo run --release -p hullsweep-engine --example stream_latency -- --combos 80,10000 --bars 2000
 //! ```
 //!
 //! Every bar goes to every path in a rotating order (A B C D E, B C D E A, ...), so the noise of a
