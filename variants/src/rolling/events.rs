@@ -80,18 +80,12 @@ pub(super) fn run_fast(
         done = done.max(end);
     }
     stats.bars += (n - from - masked) as u64;
-    // The bars the bound left uncertified, but for the NaN bars (just marked, where the fast
-    // path's bytes are 0 or 1), in bar order: lane by lane, since lane `l` holds bars
-    // `l q .. (l + 1) q`, each lane's positions in order.
+    // The bars the bound left uncertified, in bar order: lane `l` holds bars `l q .. (l + 1) q`,
+    // each lane's in order. Lookback bars (before `from`) were settled by the push that fed them.
     scratch.fallback.clear();
-    let nan = class(f64::NAN);
-    for (l, lane) in scratch.unsettled.iter().enumerate() {
-        for &k in lane {
-            let i = l * q + k;
-            if i < n && i >= from && byte(signs, k * LANES + l) != nan {
-                scratch.fallback.push(i);
-            }
-        }
+    for lane in &scratch.unsettled {
+        let at = lane.partition_point(|&i| i < from);
+        scratch.fallback.extend_from_slice(&lane[at..]);
     }
     stats.fallback_bars += scratch.fallback.len() as u64;
     // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap

@@ -86,11 +86,18 @@ pub(super) fn inv_denom(w: usize) -> f64 {
 /// through their 512 KB L2s could not scale on).
 pub(super) const TILE_POSITIONS: usize = 1024;
 
-/// Positions per tile for a plan: a whole number of restart periods, so each tile's second level
-/// starts at a restart and needs nothing from the tile before but the first level's lookback.
+/// Positions per tile for a plan over `q` positions: a whole number of restart periods, so each
+/// tile's second level starts at a restart and needs nothing from the tile before but the first
+/// level's lookback. Windows so long that a period and its lookback overflow two tiles' worth
+/// would not stay in cache anyway: they run as one tile, with no lookback to carry over.
 #[inline]
-pub(super) fn tile_positions(plan: &Plan) -> usize {
-    TILE_POSITIONS.div_ceil(plan.period) * plan.period
+pub(super) fn tile_positions(plan: &Plan, q: usize) -> usize {
+    let tile = TILE_POSITIONS.div_ceil(plan.period) * plan.period;
+    if tile + plan.w2 > 2 * TILE_POSITIONS {
+        q.max(1)
+    } else {
+        tile
+    }
 }
 
 /// First level over positions `range`: the five WMAs of close (three on grids where
@@ -184,8 +191,8 @@ pub(super) unsafe fn emit1<const NW: usize>(
 /// of the series): `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and `d = hma - hma3`, written to
 /// `dt` where `|d|` clears the bound `beta * M`, [`UNCERTIFIED`] elsewhere, with the sign bytes
 /// in `signs`. `d1`, `d3` hold position `loc` at `loc - base`, `dt` at `loc - range.start`,
-/// `signs` at `loc - from`; each lane's uncertified positions (as `loc - from`) are appended to
-/// `unsettled`.
+/// `signs` at `loc - from`; each lane's uncertified bars (bar `l q + loc - from` of lane `l`),
+/// but for the reference's NaN bars and those past the series, are appended to `unsettled`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn level2(
@@ -246,24 +253,52 @@ pub(super) fn level2(
             margin: &mut margin,
         };
         unsafe { out.emit(&hs, &h3, inv_s, inv_m, t, o) };
+        // Each buffer from the period's first position, so one index serves them all.
+        let (d1p, d3p) = (&d1[(b - s.max(m)) * LANES..], &d3[(b - s.max(m)) * LANES..]);
+        let w = s.max(m);
         for k in 1..end - start {
             unsafe {
-                hs.step(sf, load(d1, b + k), load(d1, b + k - s));
-                h3.step(mf, load(d3, b + k), load(d3, b + k - m));
+                hs.step(sf, load(d1p, w + k), load(d1p, w + k - s));
+                h3.step(mf, load(d3p, w + k), load(d3p, w + k - m));
                 out.emit(&hs, &h3, inv_s, inv_m, t + k, o + k);
             }
         }
         if guarded || margin.iter().any(|&m| m <= 0.0) {
-            // Rare on most data: the period's uncertified bars, lane by lane, in order.
-            for (l, lane) in unsettled.iter_mut().enumerate() {
-                for k in 0..end - start {
-                    if dt[(t + k) * LANES + l] == UNCERTIFIED {
-                        lane.push(o + k);
-                    }
-                }
-            }
+            collect_unsettled(
+                prep,
+                plan.weff,
+                &dt[t * LANES..(t + end - start) * LANES],
+                o,
+                unsettled,
+            );
         }
         start = end;
+    }
+}
+
+/// Appends each lane's uncertified bars of one period to `unsettled`, in order: `dt` holds the
+/// period's positions, the first of them position `o` of every lane (bar `l q + o` of lane
+/// `l`). A bar the reference has as NaN (fewer than `weff` bars since a NaN) or past the series
+/// needs no `d`. Out of line: it runs only for periods with an uncertified bar, and the second
+/// level's loop compiles better without it.
+#[cold]
+#[inline(never)]
+fn collect_unsettled(
+    prep: &Prepared<'_>,
+    weff: usize,
+    dt: &[f64],
+    o: usize,
+    unsettled: &mut [Vec<usize>; LANES],
+) {
+    let (q, n) = (prep.q, prep.close.len());
+    let len = dt.len() / LANES;
+    for (l, lane) in unsettled.iter_mut().enumerate() {
+        let bars = (l * q + o).min(n)..(l * q + o + len).min(n);
+        for (k, i) in bars.enumerate() {
+            if dt[k * LANES + l] == UNCERTIFIED && prep.since_nan[i] as usize >= weff {
+                lane.push(i);
+            }
+        }
     }
 }
 
@@ -318,7 +353,7 @@ impl Out<'_> {
 }
 
 /// The fast path for one combo, tile by tile: `scratch.signs` gets every lane's sign bytes,
-/// `scratch.unsettled` the positions the bound did not certify, and `keep`, when given (a
+/// `scratch.unsettled` the bars the bound did not certify, and `keep`, when given (a
 /// whole series' worth, in the layout of `signs`), every lane's fast `d` or [`UNCERTIFIED`].
 #[inline(always)]
 pub(super) fn fast_d(
@@ -330,7 +365,7 @@ pub(super) fn fast_d(
     let p = plan;
     // The first level starts where the second level's first window reaches back to.
     let (from1, from2, to) = (prep.pad - p.w2, prep.pad, prep.pad + prep.q);
-    let tile = tile_positions(p);
+    let tile = tile_positions(p, prep.q);
     // Each tile's buffers: its positions and the second level's lookback before them.
     let len = (tile + p.w2) * LANES;
     if scratch.d1.len() < len {

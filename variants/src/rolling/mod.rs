@@ -17,6 +17,8 @@
 //! and newest values are plain vector loads for all 8 stretches at once, and the recurrence's
 //! loop-carried additions (one per WMA per bar) are spread over 8 independent lanes. Each lane
 //! restarts its recurrences every few window lengths, which bounds the rounding they carry.
+//! Both levels run tile by tile (about 1,024 positions), so the intermediate buffers are
+//! tile-sized and stay in cache; per bar only a class byte is kept.
 #![doc = include_str!("../rolling.md")]
 
 mod certify;
@@ -107,8 +109,8 @@ pub struct Scratch {
     /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
     /// bar before it: the only bars the event loop needs to see.
     pub(super) events: [Vec<usize>; LANES],
-    /// Per lane, the positions the bound left uncertified, in order (collected tile by tile
-    /// from `dt`).
+    /// Per lane, the bars the bound left uncertified, in order, but for the reference's NaN
+    /// bars (collected tile by tile from `dt`).
     pub(super) unsettled: [Vec<usize>; LANES],
     /// Positions of the uncertified bars, in order.
     pub(super) fallback: Vec<usize>,
