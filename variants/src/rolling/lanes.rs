@@ -133,32 +133,33 @@ pub(super) fn level1<const NW: usize>(
     );
     let wf: [f64; NW] = ws.map(|w| w as f64);
     let inv: [f64; NW] = ws.map(inv_denom);
-    // A local copy, so the recurrences live in registers; written back for the next call.
-    let mut rl = *carry;
-    let r = &mut rl;
     let mut loc = range.start;
     while loc < range.end {
+        // The segment up to the next restart: a fresh local per segment, as the recurrences
+        // are in registers that way, carried over in `carry` when a range ends mid-segment.
+        let at_restart = (loc - phase).is_multiple_of(period);
+        let end = (loc + period - (loc - phase) % period).min(range.end);
         // SAFETY (this block and the loop): every position read is in `loc + 1 - w ..= loc`
         // with `w <= phase + 1 <= loc + 1`, and `loc < range.end`; every position written is
         // `loc - base` with `base <= range.start <= loc < range.end`: the asserts above keep
         // them inside every buffer.
-        if (loc - phase).is_multiple_of(period) {
-            *r = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], loc) });
-            unsafe { emit1(r, &inv, loc - base, d1, d3) };
-            loc += 1;
-        }
-        // Step on up to the next restart (`loc` is not one: the period is at least 64).
-        let end = (loc + period - (loc - phase) % period).min(range.end);
-        for at in loc..end {
+        let (mut r, first) = if at_restart {
+            let r: [Roll; NW] = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], loc) });
+            unsafe { emit1(&r, &inv, loc - base, d1, d3) };
+            (r, loc + 1)
+        } else {
+            (*carry, loc)
+        };
+        for at in first..end {
             let new = unsafe { load(ct, at) };
             for j in 0..NW {
                 r[j].step(wf[j], new, unsafe { load(ct, at - ws[j]) });
             }
-            unsafe { emit1(r, &inv, at - base, d1, d3) };
+            unsafe { emit1(&r, &inv, at - base, d1, d3) };
         }
+        *carry = r;
         loc = end;
     }
-    *carry = rl;
 }
 
 /// The first level's outputs at index `at`: `d1 = 2a - b`, `d3 = 3c - dd - e` with the roles
