@@ -82,8 +82,9 @@ pub(super) fn inv_denom(w: usize) -> f64 {
 /// Positions per tile of the fast path, before rounding up to a whole restart period: both
 /// levels run over one tile before the next, so the first level's outputs (`d1`, `d3`: 128 bytes
 /// a position) are read back by the second level from L2 instead of from a whole series'
-/// worth of buffers (5 MB a combo on the default sweep, which two cores streaming at once
-/// through their 512 KB L2s could not scale on).
+/// worth of buffers (5 MB a combo on the default sweep, streamed through a 512 KB L2 to the
+/// L3 both cores share: the suspected limit on 2-core scaling; see the scale section of
+/// `reports/lab.md`).
 pub(super) const TILE_POSITIONS: usize = 1024;
 
 /// Positions per tile for a plan over `q` positions: a whole number of restart periods, so each
