@@ -25,7 +25,8 @@ pub(super) fn class(d: f64) -> u8 {
 const STAND_IN: [f64; 4] = [1.0, -1.0, 0.0, f64::NAN];
 
 /// Calls `f(i, pos)` for each bar `i` of `bars`, with `pos` its position in a transposed per-bar
-/// buffer (the bytes of `signs`) of `q` bars per lane, walking the lanes instead of dividing per bar.
+/// buffer (the bytes of `signs`) of `q` bars per lane, walking the lanes instead of dividing per
+/// bar.
 #[inline]
 pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, usize)) {
     if bars.is_empty() {
