@@ -362,12 +362,28 @@ pub(super) fn fast_d(
     prep: &Prepared<'_>,
     plan: &Plan,
     scratch: &mut Scratch,
+    keep: Option<&mut [f64]>,
+) {
+    fast_d_in_tiles(prep, plan, scratch, keep, tile_positions(plan, prep.q))
+}
+
+/// [`fast_d`] over tiles of `tile` positions: a whole number of restart periods, or at least
+/// the whole series (tests compare tilings: every one gives the same bits).
+#[inline(always)]
+pub(super) fn fast_d_in_tiles(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    scratch: &mut Scratch,
     mut keep: Option<&mut [f64]>,
+    tile: usize,
 ) {
     let p = plan;
+    assert!(
+        tile >= prep.q || (tile > 0 && tile.is_multiple_of(p.period)),
+        "a tile is whole restart periods, or the whole series"
+    );
     // The first level starts where the second level's first window reaches back to.
     let (from1, from2, to) = (prep.pad - p.w2, prep.pad, prep.pad + prep.q);
-    let tile = tile_positions(p, prep.q);
     // Each tile's buffers: its positions and the second level's lookback before them.
     let len = (tile + p.w2) * LANES;
     if scratch.d1.len() < len {
@@ -501,5 +517,63 @@ mod x86 {
         keep: Option<&mut [f64]>,
     ) {
         fast_d(prep, plan, scratch, keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hullsweep_kernel::{derive_windows, derive_windows2, gbm};
+
+    /// Tiling changes no bit: every tile size (one period, a few, the default, the whole
+    /// series) gives the same fast `d` at every bar, the same sign bytes and the same list of
+    /// uncertified bars, on a series with NaN runs and flat runs (uncertified stretches) that
+    /// cross tile boundaries, for short and long windows, three- and five-window combos.
+    #[test]
+    fn every_tiling_gives_the_same_bits() {
+        let mut close = gbm(60_000, 7, 0.002).unwrap();
+        for (at, len) in [(1_000, 3), (9_500, 40), (23_007, 700), (41_000, 1)] {
+            close[at..at + len].fill(f64::NAN);
+        }
+        for (at, len) in [(5_000, 900), (17_000, 2_500), (52_001, 300)] {
+            let v = close[at];
+            close[at..at + len].fill(v);
+        }
+        let combos = [
+            derive_windows(6),
+            derive_windows(20),
+            derive_windows(64),
+            derive_windows(200),
+            derive_windows(450),
+            derive_windows2(30, 90),
+        ];
+        let mut uncertified = 0;
+        for c in &combos {
+            let Route::Fast(plan) = Plan::route(c, close.len()) else {
+                panic!("{c:?} takes the fast path");
+            };
+            let prep = Prepared::new(&close, &[Some(plan)]);
+            let run = |tile: usize| {
+                let mut scratch = Scratch::default();
+                scratch.fit(&prep);
+                let mut dt = vec![0.0; prep.q * LANES];
+                fast_d_in_tiles(&prep, &plan, &mut scratch, Some(&mut dt), tile);
+                (dt, scratch.signs, scratch.unsettled)
+            };
+            let (dt, signs, unsettled) = run(prep.q);
+            uncertified += unsettled.iter().map(Vec::len).sum::<usize>();
+            let default = tile_positions(&plan, prep.q);
+            for tile in [plan.period, 3 * plan.period, default] {
+                let (t_dt, t_signs, t_unsettled) = run(tile);
+                let same = dt
+                    .iter()
+                    .zip(&t_dt)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{c:?}: fast d differs with tiles of {tile}");
+                assert_eq!(signs, t_signs, "{c:?}: signs differ with tiles of {tile}");
+                assert_eq!(unsettled, t_unsettled, "{c:?}: tiles of {tile}");
+            }
+        }
+        assert!(uncertified > 1_000, "the flat runs leave bars uncertified");
     }
 }
