@@ -219,3 +219,187 @@ fn out_to_a_special_file_is_written_in_place() {
         "{text}"
     );
 }
+
+/// A child process killed when the test ends, whatever happened to the test.
+#[cfg(target_os = "linux")]
+struct Running(std::process::Child);
+
+#[cfg(target_os = "linux")]
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Running {
+    /// Starts `hullsweep args` with stderr captured.
+    fn start(args: &[&str]) -> Running {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("hullsweep"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        Running(child)
+    }
+
+    /// Waits until the process catches SIGINT (its handler is installed: `SigCgt` in
+    /// /proc/PID/status), so the signal the test sends is the CLI's to handle, not the default
+    /// action's. False if it exited first.
+    fn catches_sigint(&mut self, within: std::time::Duration) -> bool {
+        let status = format!("/proc/{}/status", self.0.id());
+        let start = std::time::Instant::now();
+        while start.elapsed() < within {
+            if self.0.try_wait().unwrap().is_some() {
+                return false;
+            }
+            let text = std::fs::read_to_string(&status).unwrap_or_default();
+            let caught = text
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
+                .unwrap_or(0);
+            // Signal n is bit n - 1; SIGINT is 2.
+            if caught & 1 << 1 != 0 {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        false
+    }
+
+    /// Sends SIGINT (what Ctrl-C sends) and waits for the exit: its status, stderr and the
+    /// seconds it took after the signal.
+    fn interrupt(mut self) -> (std::process::ExitStatus, String, f64) {
+        use std::io::Read;
+        assert!(
+            self.0.try_wait().unwrap().is_none(),
+            "the run ended before it was interrupted: make it longer"
+        );
+        let pid = rustix::process::Pid::from_child(&self.0);
+        let sent = std::time::Instant::now();
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        // Bounded: a run that ignored the signal would be killed by `Drop` when this fails.
+        let deadline = std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = self.0.try_wait().unwrap() {
+                break s;
+            }
+            assert!(
+                sent.elapsed() < deadline,
+                "no exit {deadline:?} after SIGINT"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let secs = sent.elapsed().as_secs_f64();
+        let mut stderr = String::new();
+        self.0
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (status, stderr, secs)
+    }
+}
+
+/// The files in `dir` (names), to show that an interrupted run left nothing behind.
+#[cfg(target_os = "linux")]
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Ctrl-C during a long streamed sweep: the run stops at the next chunk (seconds, where the
+/// whole run takes minutes here), exits 1 with one line saying how far it got and that
+/// nothing was written, and leaves neither `--out` nor a temporary file beside it.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_stops_a_sweep_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // 40 chunks of bars against 300 combos on one thread: many seconds of work on any core.
+    let n = 40 * CHUNK_BARS;
+    let npy = dir.path().join("big.npy");
+    io::write_f64_npy(&npy, &hullsweep::kernel::gbm(n, 5, 0.001).unwrap()).unwrap();
+    let out = dir.path().join("r.csv");
+    let mut run = Running::start(&[
+        "sweep",
+        "--data",
+        s(&npy),
+        "--grid",
+        "6:400:300",
+        "--threads",
+        "1",
+        "--out",
+        s(&out),
+    ]);
+    assert!(run.catches_sigint(std::time::Duration::from_secs(60)));
+    // Into the sweep loop: past opening the file and the first chunk.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (status, stderr, secs) = run.interrupt();
+    assert_eq!(status.code(), Some(1), "{status:?}: {stderr}");
+    let line = stderr.trim();
+    assert!(
+        line.starts_with("hullsweep: error: interrupted after ")
+            && line.ends_with(&format!("bars of {}; nothing was written", npy.display())),
+        "{stderr}"
+    );
+    let done: u64 = line["hullsweep: error: interrupted after ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(done < n as u64, "stopped after {done} of {n} bars");
+    // One chunk's work (256 Ki bars x 300 combos) is well under a second on a free core;
+    // the bound leaves room for a loaded machine.
+    assert!(secs < 30.0, "took {secs:.1} s to stop");
+    assert!(!out.exists());
+    assert_eq!(names(dir.path()), ["big.npy"], "left behind");
+}
+
+/// Ctrl-C while `hullsweep data` writes a large series piece by piece: it stops at the next
+/// piece, exits 1 saying the file was not written, and removes its temporary file.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_stops_data_and_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.npy");
+    // 1.6 GB if it ran to the end; it is stopped within a few pieces of 2 MB.
+    let mut run = Running::start(&["data", "--bars", "200000000", "--out", s(&out)]);
+    assert!(run.catches_sigint(std::time::Duration::from_secs(60)));
+    // Wait until it is writing: its temporary file exists beside the output.
+    let start = std::time::Instant::now();
+    while !names(dir.path()).iter().any(|n| n.ends_with(".part")) {
+        assert!(start.elapsed().as_secs() < 60, "no temporary file appeared");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let (status, stderr, secs) = run.interrupt();
+    assert_eq!(status.code(), Some(1), "{status:?}: {stderr}");
+    assert!(
+        stderr.trim()
+            == format!(
+                "hullsweep: error: interrupted; {} was not written",
+                out.display()
+            )
+            || stderr.trim()
+                == format!(
+                    "hullsweep: error: cannot write {}: interrupted",
+                    out.display()
+                ),
+        "{stderr}"
+    );
+    assert!(secs < 30.0, "took {secs:.1} s to stop");
+    assert!(!out.exists());
+    assert!(
+        names(dir.path()).is_empty(),
+        "left behind: {:?}",
+        names(dir.path())
+    );
+}

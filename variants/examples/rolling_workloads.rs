@@ -1,7 +1,9 @@
-//! Times `rolling` (one thread, best tier) on the lab's rolling workloads: prints one line per
-//! workload, `name median_seconds`. Built at two commits and run alternately, it compares them.
+//! Times `rolling` (best tier) on the lab's rolling workloads: prints one line per workload,
+//! `name median_seconds`. Built at two commits and run alternately, it compares them; run with
+//! 1 and 2 threads, it measures scaling (`default_20k` is the default sweep cut to 20,000 bars,
+//! whose buffers fit in L2, against the 150,000 of `default`).
 //!
-//! `cargo run --release -p hullsweep-variants --example rolling_workloads -- [REPS] [WORKLOAD]`
+//! `cargo run --release -p hullsweep-variants --example rolling_workloads -- [REPS] [WORKLOAD] [THREADS]`
 
 pub use hullsweep_kernel as kernel;
 
@@ -32,6 +34,12 @@ fn main() {
     let sparse = datasets::sparse_ticks(150_000, 100.0, 0.01, 500);
     let mut work = vec![
         ("default", close.clone(), default_params(), 0.09),
+        (
+            "default_20k",
+            close[..20_000].to_vec(),
+            default_params(),
+            0.09,
+        ),
         ("grid_6_2000_80", close.clone(), long, 0.09),
     ];
     for n in ["flat_steps", "flat_in_noise", "tick_grid"] {
@@ -39,7 +47,11 @@ fn main() {
         work.push((n, d.close.clone(), d.params.clone(), d.fee));
     }
     work.push(("sparse_ticks_150k", sparse, default_params(), 0.09));
-    let only = std::env::args().nth(2);
+    let only = std::env::args().nth(2).filter(|w| w != "all");
+    let threads: usize = std::env::args()
+        .nth(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
     for (name, close, params, fee) in &work {
         if only.as_deref().is_some_and(|o| o != *name) {
             continue;
@@ -52,7 +64,7 @@ fn main() {
                     valid,
                     params,
                     *fee,
-                    Threads::Fixed(1),
+                    Threads::Fixed(threads),
                     Tier::best(),
                     WmaKernel::best(),
                 )

@@ -18,8 +18,15 @@ pub(super) fn class(d: f64) -> u8 {
     }
 }
 
+/// A `d` of each class (`[> 0, < 0, == 0, NaN]`). The event loop (`Backtest::step`) reads `d`
+/// only through comparisons with `0.0` and `is_nan`, and keeps it only as `prev` for the next
+/// such comparison, so a bar's class alone fixes every trade: stepping with this stand-in gives
+/// the bits of stepping with the bar's `d`.
+const STAND_IN: [f64; 4] = [1.0, -1.0, 0.0, f64::NAN];
+
 /// Calls `f(i, pos)` for each bar `i` of `bars`, with `pos` its position in a transposed per-bar
-/// buffer (`dt`) of `q` bars per lane, walking the lanes instead of dividing per bar.
+/// buffer (the bytes of `signs`) of `q` bars per lane, walking the lanes instead of dividing per
+/// bar.
 #[inline]
 pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, usize)) {
     if bars.is_empty() {
@@ -50,11 +57,12 @@ pub(super) fn run_fast(
     from: usize,
     bt: &mut Backtest,
 ) {
-    fast_d_on(tier, prep, plan, scratch);
+    fast_d_on(tier, prep, plan, scratch, None);
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
-    let (dt, signs) = (&mut scratch.dt, &mut scratch.signs);
-    // Sets the class byte of the bar at `pos` of `dt`.
+    let signs = &mut scratch.signs;
+    let byte = |signs: &[u64], pos: usize| (signs[pos / LANES] >> (8 * (pos % LANES))) as u8;
+    // Sets the class byte of the bar at `pos` (`k * LANES + lane`).
     let set = |signs: &mut [u64], pos: usize, c: u8| {
         let (word, byte) = (pos / LANES, 8 * (pos % LANES));
         signs[word] = signs[word] & !(0xff << byte) | u64::from(c) << byte;
@@ -66,26 +74,19 @@ pub(super) fn run_fast(
     for (p, end) in lead.chain(prep.nans.iter().map(|&p| (p, p + weff))) {
         let end = end.min(n);
         for_bars(p.max(done)..end, q, |_, pos| {
-            dt[pos] = f64::NAN;
-            set(signs, pos, class(f64::NAN));
+            set(signs, pos, class(f64::NAN))
         });
         // Lookback bars (before `from`) are counted by the push that fed them.
         masked += end.saturating_sub(p.max(done).max(from));
         done = done.max(end);
     }
     stats.bars += (n - from - masked) as u64;
-    // The bars the bound left uncertified (NaN bars were just overwritten), in bar order.
-    // Lane by lane, so the bars come out in order (lane `l` holds bars `l q .. (l + 1) q`).
+    // The bars the bound left uncertified, in bar order: lane `l` holds bars `l q .. (l + 1) q`,
+    // each lane's in order. Lookback bars (before `from`) were settled by the push that fed them.
     scratch.fallback.clear();
-    for l in 0..LANES {
-        for r in &scratch.uncertain {
-            for k in r.clone() {
-                let i = l * q + k;
-                if dt[k * LANES + l] == UNCERTIFIED && i < n && i >= from {
-                    scratch.fallback.push(i);
-                }
-            }
-        }
+    for lane in &scratch.unsettled {
+        let at = lane.partition_point(|&i| i < from);
+        scratch.fallback.extend_from_slice(&lane[at..]);
     }
     stats.fallback_bars += scratch.fallback.len() as u64;
     // Nearby fallback bars share one stretch: a stretch's lookback costs about as much as a gap
@@ -118,10 +119,7 @@ pub(super) fn run_fast(
                 t0..t1,
                 &mut scratch.d,
             );
-            for_bars(t0..t1, q, |i, pos| {
-                dt[pos] = scratch.d[i];
-                set(signs, pos, class(scratch.d[i]));
-            });
+            for_bars(t0..t1, q, |i, pos| set(signs, pos, class(scratch.d[i])));
             t0 = t1;
         }
         stats.recomputed_bars += (end - start) as u64;
@@ -147,12 +145,13 @@ pub(super) fn run_fast(
         else {
             continue;
         };
-        bt.step_at(l * q + k0, lane[k0], dt[k0 * LANES + l], fee_pct);
+        let d = |k: usize| STAND_IN[usize::from(byte(signs, k * LANES + l))];
+        bt.step_at(l * q + k0, lane[k0], d(k0), fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
         let events = &scratch.events[l];
         let after = events.partition_point(|&k| k <= k0);
         for &k in events[after..].iter().take_while(|&&k| k < lane.len()) {
-            bt.step_at(l * q + k, lane[k], dt[k * LANES + l], fee_pct);
+            bt.step_at(l * q + k, lane[k], d(k), fee_pct);
         }
     }
 }

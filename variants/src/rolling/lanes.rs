@@ -79,58 +79,100 @@ pub(super) fn inv_denom(w: usize) -> f64 {
     1.0 / (w * (w + 1.0) / 2.0)
 }
 
-/// First level over positions `from..to`: the five WMAs of close (three on grids where
+/// Positions per tile of the fast path, before rounding up to a whole restart period: both
+/// levels run over one tile before the next, so the first level's outputs (`d1`, `d3`: 128 bytes
+/// a position) are read back by the second level from L2 instead of from a whole series'
+/// worth of buffers (5 MB a combo on the default sweep, streamed through a 512 KB L2 to the
+/// L3 both cores share: the suspected limit on 2-core scaling; see the scale section of
+/// `reports/lab.md`).
+pub(super) const TILE_POSITIONS: usize = 1024;
+
+/// Positions per tile for a plan over `q` positions: a whole number of restart periods, so each
+/// tile's second level starts at a restart and needs nothing from the tile before but the first
+/// level's lookback. Windows so long that a period and its lookback overflow two tiles' worth
+/// would not stay in cache anyway: they run as one tile, with no lookback to carry over.
+#[inline]
+pub(super) fn tile_positions(plan: &Plan, q: usize) -> usize {
+    let tile = TILE_POSITIONS.div_ceil(plan.period) * plan.period;
+    if tile + plan.w2 > 2 * TILE_POSITIONS {
+        q.max(1)
+    } else {
+        tile
+    }
+}
+
+/// First level over positions `range`: the five WMAs of close (three on grids where
 /// `hma3_half == hma_half` and `hma3_m == hma_n`), combined into `d1 = 2a - b` and
-/// `d3 = 3c - dd - e`, restarting every `period` positions.
+/// `d3 = 3c - dd - e` at index `loc - base` of `d1`, `d3`. The recurrences restart at every
+/// position `phase + j * period` and otherwise step on from `carry`, which carries them from
+/// one call to the next: calls over consecutive ranges give the same bits as one call over their
+/// union, so the restart schedule does not depend on the tiling.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn level1<const NW: usize>(
     ct: &[f64],
     ws: [usize; NW],
     range: Range<usize>,
+    phase: usize,
     period: usize,
+    carry: &mut [Roll; NW],
+    base: usize,
     d1: &mut [f64],
     d3: &mut [f64],
 ) {
-    let len = range.end * LANES;
+    if range.is_empty() {
+        return;
+    }
+    let len = (range.end - base) * LANES;
     assert!(
-        ct.len() >= len && d1.len() >= len && d3.len() >= len,
+        ct.len() >= range.end * LANES && d1.len() >= len && d3.len() >= len && base <= range.start,
         "buffers cover the positions"
     );
     assert!(
-        ws.iter().all(|&w| w >= 1 && w <= range.start),
+        range.start >= phase && ws.iter().all(|&w| w >= 1 && w <= phase + 1),
         "windows start inside ct"
     );
     let wf: [f64; NW] = ws.map(|w| w as f64);
     let inv: [f64; NW] = ws.map(inv_denom);
-    let mut start = range.start;
-    while start < range.end {
-        let end = (start + period).min(range.end);
-        // SAFETY (this block and the loop): every position read is in
-        // `start + 1 - w ..= loc` with `w <= range.start <= start`, and `loc < range.end`, which
-        // the asserts above keep inside every buffer.
-        let mut r: [Roll; NW] = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], start) });
-        unsafe { emit1(&r, &inv, start, d1, d3) };
-        for loc in start + 1..end {
-            let new = unsafe { load(ct, loc) };
+    let mut loc = range.start;
+    while loc < range.end {
+        // The segment up to the next restart: a fresh local per segment, as the recurrences
+        // are in registers that way, carried over in `carry` when a range ends mid-segment.
+        let at_restart = (loc - phase).is_multiple_of(period);
+        let end = (loc + period - (loc - phase) % period).min(range.end);
+        // SAFETY (this block and the loop): every position read is in `loc + 1 - w ..= loc`
+        // with `w <= phase + 1 <= loc + 1`, and `loc < range.end`; every position written is
+        // `loc - base` with `base <= range.start <= loc < range.end`: the asserts above keep
+        // them inside every buffer.
+        let (mut r, first) = if at_restart {
+            let r: [Roll; NW] = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], loc) });
+            unsafe { emit1(&r, &inv, loc - base, d1, d3) };
+            (r, loc + 1)
+        } else {
+            (*carry, loc)
+        };
+        for at in first..end {
+            let new = unsafe { load(ct, at) };
             for j in 0..NW {
-                r[j].step(wf[j], new, unsafe { load(ct, loc - ws[j]) });
+                r[j].step(wf[j], new, unsafe { load(ct, at - ws[j]) });
             }
-            unsafe { emit1(&r, &inv, loc, d1, d3) };
+            unsafe { emit1(&r, &inv, at - base, d1, d3) };
         }
-        start = end;
+        *carry = r;
+        loc = end;
     }
 }
 
-/// The first level's outputs at `loc`: `d1 = 2a - b`, `d3 = 3c - dd - e` with the roles
+/// The first level's outputs at index `at`: `d1 = 2a - b`, `d3 = 3c - dd - e` with the roles
 /// `[h, n, t]` and, with five windows, `[.., h3, m]` (with three, `h3 = h` and `m = n`).
 ///
 /// # Safety
-/// Position `loc` inside `d1` and `d3` (see [`load`]).
+/// Index `at` inside `d1` and `d3` (see [`load`]).
 #[inline(always)]
 pub(super) unsafe fn emit1<const NW: usize>(
     r: &[Roll; NW],
     inv: &[f64; NW],
-    loc: usize,
+    at: usize,
     d1: &mut [f64],
     d3: &mut [f64],
 ) {
@@ -138,18 +180,21 @@ pub(super) unsafe fn emit1<const NW: usize>(
     let y: [V; NW] = std::array::from_fn(|j| r[j].value(inv[j]));
     // SAFETY: by the contract.
     unsafe {
-        store(d1, loc, std::array::from_fn(|l| 2.0 * y[0][l] - y[1][l]));
+        store(d1, at, std::array::from_fn(|l| 2.0 * y[0][l] - y[1][l]));
         store(
             d3,
-            loc,
+            at,
             std::array::from_fn(|l| 3.0 * y[2][l] - y[ih3][l] - y[im][l]),
         );
     }
 }
 
-/// Second level over positions `range`: `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and
-/// `d = hma - hma3`, written to `dt` (position `loc` at `loc - range.start`) where `|d|` clears
-/// the bound `beta * M`, [`UNCERTIFIED`] elsewhere.
+/// Second level over positions `range` (whole restart periods from `from`, the first position
+/// of the series): `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and `d = hma - hma3`, written to
+/// `dt` where `|d|` clears the bound `beta * M`, [`UNCERTIFIED`] elsewhere, with the sign bytes
+/// in `signs`. `d1`, `d3` hold position `loc` at `loc - base`, `dt` at `loc - range.start`,
+/// `signs` at `loc - from`; each lane's uncertified bars (bar `l q + loc - from` of lane `l`),
+/// but for the reference's NaN bars and those past the series, are appended to `unsettled`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn level2(
@@ -157,28 +202,30 @@ pub(super) fn level2(
     plan: &Plan,
     d1: &[f64],
     d3: &[f64],
+    base: usize,
     range: Range<usize>,
+    from: usize,
     dt: &mut [f64],
     signs: &mut [u64],
-    uncertain: &mut Vec<Range<usize>>,
+    unsettled: &mut [Vec<usize>; LANES],
 ) {
     let (s, m, period) = (plan.s, plan.m, plan.period);
-    let len = range.end * LANES;
+    let len = (range.end - base) * LANES;
     assert!(
         d1.len() >= len && d3.len() >= len,
         "buffers cover the positions"
     );
     assert!(
+        from <= range.start && (range.start - from).is_multiple_of(period),
+        "the range starts at a restart"
+    );
+    assert!(
         dt.len() >= (range.end - range.start) * LANES,
         "dt covers the bars"
     );
+    assert!(signs.len() >= range.end - from, "a sign word per position");
     assert!(
-        signs.len() >= range.end - range.start,
-        "a sign word per position"
-    );
-    uncertain.clear();
-    assert!(
-        s <= range.start && m <= range.start,
+        s.max(m) <= range.start - base,
         "windows start inside d1, d3"
     );
     let (sf, mf) = (s as f64, m as f64);
@@ -186,8 +233,7 @@ pub(super) fn level2(
     // How far back a bar's computation reaches: its second-level window and steps since the
     // restart, then the first level's window and steps for the oldest of those inputs.
     let reach = 2 * period + plan.w1 + plan.w2;
-    let from = range.start;
-    let mut start = from;
+    let mut start = range.start;
     while start < range.end {
         let end = (start + period).min(range.end);
         let big = prep.max_abs(start.saturating_sub(reach)..end);
@@ -195,11 +241,12 @@ pub(super) fn level2(
         // Past the overflow guard (threshold `+inf`) no bar is certified, and the margins there
         // may be NaN, which the `<= 0` test below would miss: such a period is uncertain as a whole.
         let guarded = thr.contains(&f64::INFINITY);
-        // SAFETY (this block and the loop): positions read are in `start + 1 - w ..= loc` with
-        // `w <= range.start <= start` and `loc < range.end`; `loc - from < range.len()`: all
-        // inside the buffers by the asserts above.
-        let mut hs = unsafe { Roll::restart(d1, s, start) };
-        let mut h3 = unsafe { Roll::restart(d3, m, start) };
+        let (b, t, o) = (start - base, start - range.start, start - from);
+        // SAFETY (this block and the loop): indices read are in `b + 1 - w ..= end - 1 - base`
+        // with `w <= start - base`; indices written are below `end - range.start` (`dt`) and
+        // `end - from` (`signs`): all inside the buffers by the asserts above.
+        let mut hs = unsafe { Roll::restart(d1, s, b) };
+        let mut h3 = unsafe { Roll::restart(d3, m, b) };
         let mut margin = [f64::INFINITY; LANES];
         let mut out = Out {
             thr: &thr,
@@ -207,18 +254,53 @@ pub(super) fn level2(
             signs,
             margin: &mut margin,
         };
-        unsafe { out.emit(&hs, &h3, inv_s, inv_m, start - from) };
-        for loc in start + 1..end {
+        unsafe { out.emit(&hs, &h3, inv_s, inv_m, t, o) };
+        // Each buffer from the period's first position, so one index serves them all.
+        let (d1p, d3p) = (&d1[(b - s.max(m)) * LANES..], &d3[(b - s.max(m)) * LANES..]);
+        let w = s.max(m);
+        for k in 1..end - start {
             unsafe {
-                hs.step(sf, load(d1, loc), load(d1, loc - s));
-                h3.step(mf, load(d3, loc), load(d3, loc - m));
-                out.emit(&hs, &h3, inv_s, inv_m, loc - from);
+                hs.step(sf, load(d1p, w + k), load(d1p, w + k - s));
+                h3.step(mf, load(d3p, w + k), load(d3p, w + k - m));
+                out.emit(&hs, &h3, inv_s, inv_m, t + k, o + k);
             }
         }
         if guarded || margin.iter().any(|&m| m <= 0.0) {
-            uncertain.push(start - from..end - from);
+            collect_unsettled(
+                prep,
+                plan.weff,
+                &dt[t * LANES..(t + end - start) * LANES],
+                o,
+                unsettled,
+            );
         }
         start = end;
+    }
+}
+
+/// Appends each lane's uncertified bars of one period to `unsettled`, in order: `dt` holds the
+/// period's positions, the first of them position `o` of every lane (bar `l q + o` of lane
+/// `l`). A bar the reference has as NaN (fewer than `weff` bars since a NaN) or past the series
+/// needs no `d`. Out of line: it runs only for periods with an uncertified bar, and the second
+/// level's loop compiles better without it.
+#[cold]
+#[inline(never)]
+fn collect_unsettled(
+    prep: &Prepared<'_>,
+    weff: usize,
+    dt: &[f64],
+    o: usize,
+    unsettled: &mut [Vec<usize>; LANES],
+) {
+    let (q, n) = (prep.q, prep.close.len());
+    let len = dt.len() / LANES;
+    for (l, lane) in unsettled.iter_mut().enumerate() {
+        let bars = (l * q + o).min(n)..(l * q + o + len).min(n);
+        for (k, i) in bars.enumerate() {
+            if dt[k * LANES + l] == UNCERTIFIED && prep.since_nan[i] as usize >= weff {
+                lane.push(i);
+            }
+        }
     }
 }
 
@@ -236,15 +318,23 @@ pub(super) struct Out<'a> {
 
 impl Out<'_> {
     /// `d = hma - hma3` at position `at` of `dt`, or [`UNCERTIFIED`] where `|d| <= thr`, and
-    /// the lanes' signs of `d` in `signs[at]`.
+    /// the lanes' signs of `d` in `signs[word]`.
     ///
     /// A certified `d` is nonzero, so two certified bars of the same sign have the same class;
     /// every other bar gets its class written later, when its `d` is settled.
     ///
     /// # Safety
-    /// Position `at` inside `dt` (see [`load`]) and `at < signs.len()`.
+    /// Position `at` inside `dt` (see [`load`]) and `word < signs.len()`.
     #[inline(always)]
-    pub(super) unsafe fn emit(&mut self, hs: &Roll, h3: &Roll, inv_s: f64, inv_m: f64, at: usize) {
+    pub(super) unsafe fn emit(
+        &mut self,
+        hs: &Roll,
+        h3: &Roll,
+        inv_s: f64,
+        inv_m: f64,
+        at: usize,
+        word: usize,
+    ) {
         let hma = hs.value(inv_s);
         let hma3 = h3.value(inv_m);
         let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
@@ -259,51 +349,145 @@ impl Out<'_> {
         // SAFETY: by the contract.
         unsafe {
             store(self.dt, at, v);
-            *self.signs.get_unchecked_mut(at) = u64::from_ne_bytes(neg);
+            *self.signs.get_unchecked_mut(word) = u64::from_ne_bytes(neg);
         }
     }
 }
 
-/// The fast path for one combo: `dt` gets every lane's fast `d` or [`UNCERTIFIED`].
+/// The fast path for one combo, tile by tile: `scratch.signs` gets every lane's sign bytes,
+/// `scratch.unsettled` the bars the bound did not certify, and `keep`, when given (a
+/// whole series' worth, in the layout of `signs`), every lane's fast `d` or [`UNCERTIFIED`].
 #[inline(always)]
-pub(super) fn fast_d(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+pub(super) fn fast_d(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    scratch: &mut Scratch,
+    keep: Option<&mut [f64]>,
+) {
+    fast_d_in_tiles(prep, plan, scratch, keep, tile_positions(plan, prep.q))
+}
+
+/// [`fast_d`] over tiles of `tile` positions: a whole number of restart periods, or at least
+/// the whole series (tests compare tilings: every one gives the same bits).
+#[inline(always)]
+pub(super) fn fast_d_in_tiles(
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    scratch: &mut Scratch,
+    mut keep: Option<&mut [f64]>,
+    tile: usize,
+) {
     let p = plan;
+    assert!(
+        tile >= prep.q || (tile > 0 && tile.is_multiple_of(p.period)),
+        "a tile is whole restart periods, or the whole series"
+    );
     // The first level starts where the second level's first window reaches back to.
     let (from1, from2, to) = (prep.pad - p.w2, prep.pad, prep.pad + prep.q);
-    let (d1, d3) = (&mut scratch.d1, &mut scratch.d3);
-    if p.h3 == p.h && p.m == p.n {
-        level1::<3>(&prep.ct, [p.h, p.n, p.t], from1..to, p.period, d1, d3);
-    } else {
-        let ws = [p.h, p.n, p.t, p.h3, p.m];
-        level1::<5>(&prep.ct, ws, from1..to, p.period, d1, d3);
+    // Each tile's buffers: its positions and the second level's lookback before them.
+    let len = (tile + p.w2) * LANES;
+    if scratch.d1.len() < len {
+        scratch.d1.resize(len, 0.0);
+        scratch.d3.resize(len, 0.0);
     }
-    level2(
-        prep,
-        p,
-        &scratch.d1,
-        &scratch.d3,
-        from2..to,
-        &mut scratch.dt,
-        &mut scratch.signs,
-        &mut scratch.uncertain,
-    );
+    if scratch.dt.len() < tile * LANES {
+        scratch.dt.resize(tile * LANES, 0.0);
+    }
+    for lane in &mut scratch.unsettled {
+        lane.clear();
+    }
+    let (d1, d3) = (&mut scratch.d1[..], &mut scratch.d3[..]);
+    // Replaced at the first position, a restart, before anything reads them.
+    let empty = Roll {
+        s: [0.0; LANES],
+        t: [0.0; LANES],
+    };
+    let five = !(p.h3 == p.h && p.m == p.n);
+    let (mut r3, mut r5) = ([empty; 3], [empty; 5]);
+    // `d1[0]` is position `base`: the tile's first minus its lookback.
+    let mut start = from2;
+    while start < to {
+        let end = (start + tile).min(to);
+        let base = start - p.w2;
+        // The lookback was computed with the tile before, a whole tile after its own `base`:
+        // move it to the front (the first tile's is computed with it, from a restart).
+        let done1 = if start > from2 {
+            d1.copy_within(tile * LANES..(tile + p.w2) * LANES, 0);
+            d3.copy_within(tile * LANES..(tile + p.w2) * LANES, 0);
+            start
+        } else {
+            from1
+        };
+        if five {
+            let ws = [p.h, p.n, p.t, p.h3, p.m];
+            level1::<5>(
+                &prep.ct,
+                ws,
+                done1..end,
+                from1,
+                p.period,
+                &mut r5,
+                base,
+                d1,
+                d3,
+            );
+        } else {
+            let ws = [p.h, p.n, p.t];
+            level1::<3>(
+                &prep.ct,
+                ws,
+                done1..end,
+                from1,
+                p.period,
+                &mut r3,
+                base,
+                d1,
+                d3,
+            );
+        }
+        let dt = &mut scratch.dt[..];
+        let signs = &mut scratch.signs[..];
+        level2(
+            prep,
+            p,
+            d1,
+            d3,
+            base,
+            start..end,
+            from2,
+            dt,
+            signs,
+            &mut scratch.unsettled,
+        );
+        if let Some(keep) = keep.as_deref_mut() {
+            let at = (start - from2) * LANES;
+            keep[at..(end - from2) * LANES].copy_from_slice(&dt[..(end - start) * LANES]);
+        }
+        start = end;
+    }
 }
 
 /// [`fast_d`] compiled for one instruction-set tier (the arithmetic is lane-wise, so every tier
 /// gives the same bits; wider vectors only run more lanes per instruction).
-pub(super) fn fast_d_on(tier: Tier, prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
+pub(super) fn fast_d_on(
+    tier: Tier,
+    prep: &Prepared<'_>,
+    plan: &Plan,
+    scratch: &mut Scratch,
+    keep: Option<&mut [f64]>,
+) {
     match tier {
         #[cfg(target_arch = "x86_64")]
         Tier::Avx512 if std::is_x86_feature_detected!("avx512f") => {
             // SAFETY: the CPU has AVX-512F, checked on the line above.
-            unsafe { x86::fast_d_avx512(prep, plan, scratch) }
+            unsafe { x86::fast_d_avx512(prep, plan, scratch, keep) }
         }
         #[cfg(target_arch = "x86_64")]
         Tier::Avx2 if std::is_x86_feature_detected!("avx2") => {
             // SAFETY: the CPU has AVX2, checked on the line above.
-            unsafe { x86::fast_d_avx2(prep, plan, scratch) }
+            unsafe { x86::fast_d_avx2(prep, plan, scratch, keep) }
         }
-        _ => fast_d(prep, plan, scratch),
+        _ => fast_d(prep, plan, scratch, keep),
     }
 }
 
@@ -314,14 +498,82 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX-512F.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn fast_d_avx512(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
-        fast_d(prep, plan, scratch)
+    pub(super) unsafe fn fast_d_avx512(
+        prep: &Prepared<'_>,
+        plan: &Plan,
+        scratch: &mut Scratch,
+        keep: Option<&mut [f64]>,
+    ) {
+        fast_d(prep, plan, scratch, keep)
     }
 
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx,avx2")]
-    pub(super) unsafe fn fast_d_avx2(prep: &Prepared<'_>, plan: &Plan, scratch: &mut Scratch) {
-        fast_d(prep, plan, scratch)
+    pub(super) unsafe fn fast_d_avx2(
+        prep: &Prepared<'_>,
+        plan: &Plan,
+        scratch: &mut Scratch,
+        keep: Option<&mut [f64]>,
+    ) {
+        fast_d(prep, plan, scratch, keep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hullsweep_kernel::{derive_windows, derive_windows2, gbm};
+
+    /// Tiling changes no bit: every tile size (one period, a few, the default, the whole
+    /// series) gives the same fast `d` at every bar, the same sign bytes and the same list of
+    /// uncertified bars, on a series with NaN runs and flat runs (uncertified stretches) that
+    /// cross tile boundaries, for short and long windows, three- and five-window combos.
+    #[test]
+    fn every_tiling_gives_the_same_bits() {
+        let mut close = gbm(60_000, 7, 0.002).unwrap();
+        for (at, len) in [(1_000, 3), (9_500, 40), (23_007, 700), (41_000, 1)] {
+            close[at..at + len].fill(f64::NAN);
+        }
+        for (at, len) in [(5_000, 900), (17_000, 2_500), (52_001, 300)] {
+            let v = close[at];
+            close[at..at + len].fill(v);
+        }
+        let combos = [
+            derive_windows(6),
+            derive_windows(20),
+            derive_windows(64),
+            derive_windows(200),
+            derive_windows(450),
+            derive_windows2(30, 90),
+        ];
+        let mut uncertified = 0;
+        for c in &combos {
+            let Route::Fast(plan) = Plan::route(c, close.len()) else {
+                panic!("{c:?} takes the fast path");
+            };
+            let prep = Prepared::new(&close, &[Some(plan)]);
+            let run = |tile: usize| {
+                let mut scratch = Scratch::default();
+                scratch.fit(&prep);
+                let mut dt = vec![0.0; prep.q * LANES];
+                fast_d_in_tiles(&prep, &plan, &mut scratch, Some(&mut dt), tile);
+                (dt, scratch.signs, scratch.unsettled)
+            };
+            let (dt, signs, unsettled) = run(prep.q);
+            uncertified += unsettled.iter().map(Vec::len).sum::<usize>();
+            let default = tile_positions(&plan, prep.q);
+            for tile in [plan.period, 3 * plan.period, default] {
+                let (t_dt, t_signs, t_unsettled) = run(tile);
+                let same = dt
+                    .iter()
+                    .zip(&t_dt)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{c:?}: fast d differs with tiles of {tile}");
+                assert_eq!(signs, t_signs, "{c:?}: signs differ with tiles of {tile}");
+                assert_eq!(unsettled, t_unsettled, "{c:?}: tiles of {tile}");
+            }
+        }
+        assert!(uncertified > 1_000, "the flat runs leave bars uncertified");
     }
 }

@@ -17,6 +17,8 @@
 //! and newest values are plain vector loads for all 8 stretches at once, and the recurrence's
 //! loop-carried additions (one per WMA per bar) are spread over 8 independent lanes. Each lane
 //! restarts its recurrences every few window lengths, which bounds the rounding they carry.
+//! Both levels run tile by tile (about 1,024 positions), so the intermediate buffers are
+//! tile-sized and stay in cache; per bar only a class byte is kept.
 #![doc = include_str!("../rolling.md")]
 
 pub(crate) mod certify;
@@ -87,24 +89,29 @@ impl Stats {
     }
 }
 
-/// Working memory of one worker: O(bars), whatever the windows (faer-style scratch).
+/// Working memory of one worker: O(bars), whatever the windows (faer-style scratch); the fast
+/// path's own buffers are one tile long, so they stay in cache.
 #[derive(Debug, Default)]
 pub struct Scratch {
-    /// First-level differences `2a - b` and `3c - dd - e`, transposed like `ct`.
+    /// First-level differences `2a - b` and `3c - dd - e` of one tile and its lookback,
+    /// transposed like `ct`.
     pub(super) d1: Vec<f64>,
     pub(super) d3: Vec<f64>,
-    /// Fast `d` (or [`UNCERTIFIED`]), transposed, one per bar of each lane.
-    pub(super) dt: Vec<f64>,
-    /// The reference's `d` of fallback stretches, in bar order, before it goes into `dt`.
+    /// The reference's `d` of fallback stretches, in bar order, before its class goes into
+    /// `signs`.
     pub(super) d: Vec<f64>,
-    /// Per position of `dt`, byte `l`: the class of lane `l`'s `d` ([`class`]; the fast path
-    /// writes 0 or 1, and NaN and fallback bars get theirs when their `d` is settled).
+    /// Fast `d` (or [`UNCERTIFIED`]) of one tile, transposed like `ct`.
+    pub(super) dt: Vec<f64>,
+    /// Per position (bar `k` of each lane), byte `l`: the class of lane `l`'s `d` ([`class`];
+    /// the fast path writes 0 or 1, and NaN and fallback bars get theirs when their `d` is
+    /// settled).
     pub(super) signs: Vec<u64>,
     /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
     /// bar before it: the only bars the event loop needs to see.
     pub(super) events: [Vec<usize>; LANES],
-    /// Ranges of `dt` positions that hold an [`UNCERTIFIED`] bar.
-    pub(super) uncertain: Vec<Range<usize>>,
+    /// Per lane, the bars the bound left uncertified, in order, but for the reference's NaN
+    /// bars (collected tile by tile from `dt`).
+    pub(super) unsettled: [Vec<usize>; LANES],
     /// Positions of the uncertified bars, in order.
     pub(super) fallback: Vec<usize>,
     /// Buffers for the reference's arithmetic on fallback stretches.
@@ -118,20 +125,21 @@ impl Scratch {
         let v = |c: usize| c * f;
         v(self.d1.capacity())
             + v(self.d3.capacity())
-            + v(self.dt.capacity())
             + v(self.d.capacity())
+            + v(self.dt.capacity())
             + v(self.signs.capacity())
             + self.events.iter().map(|e| v(e.capacity())).sum::<usize>()
-            + self.uncertain.capacity() * std::mem::size_of::<Range<usize>>()
+            + self
+                .unsettled
+                .iter()
+                .map(|e| v(e.capacity()))
+                .sum::<usize>()
             + v(self.fallback.capacity())
             + v(self.reference.n_bars() * prealloc::BUFFERS)
     }
 
+    /// Sizes the per-bar buffers for `prep` (the fast path sizes its tiles per combo).
     pub(super) fn fit(&mut self, prep: &Prepared<'_>) {
-        let len = (prep.pad + prep.q) * LANES;
-        self.d1.resize(len, 0.0);
-        self.d3.resize(len, 0.0);
-        self.dt.resize(prep.q * LANES, 0.0);
         self.signs.resize(prep.q, 0);
     }
 }
@@ -400,15 +408,16 @@ pub fn fast_d_with_bound(
     // reach is NaN, all masked below) and lifts the overflow guard, so `dt` keeps every fast d.
     plan.beta = f64::NEG_INFINITY;
     plan.m_max = f64::INFINITY;
-    fast_d_on(Tier::best(), &prep, &plan, &mut scratch);
     let q = prep.q;
+    let mut dt = vec![0.0; q * LANES];
+    fast_d_on(Tier::best(), &prep, &plan, &mut scratch, Some(&mut dt));
     let reach = 2 * plan.period + plan.w1 + plan.w2;
     let mut d = vec![f64::NAN; close.len()];
     let mut bound = vec![f64::NAN; close.len()];
     for i in 0..close.len() {
         let (l, k) = (i / q, i % q);
         if (prep.since_nan[i] as usize) >= plan.weff {
-            d[i] = scratch.dt[k * LANES + l];
+            d[i] = dt[k * LANES + l];
             // The same M the sweep uses: the block maxima over the period's reach.
             let start = prep.pad + k - k % plan.period;
             let end = (start + plan.period).min(prep.pad + q);
