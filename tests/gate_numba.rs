@@ -223,6 +223,9 @@ fn gate_command_passes_on_a_csv_with_empty_cells() {
         .stdout(predicate::str::contains(
             "trade log (reference) vs numba sweep_trades",
         ))
+        .stdout(predicate::str::contains(
+            "trade log (fast) vs numba sweep_trades",
+        ))
         .stdout(
             predicate::str::is_match(r"prices\.csv +8 combos +\d+ trades, 0 combos differ  PASS")
                 .unwrap(),

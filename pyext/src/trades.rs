@@ -2,7 +2,7 @@
 //! events") as a dict of numpy columns, the same bits as the numba reference's `sweep_trades`.
 
 use crate::{close_slice, close_view, combos as combo_rows, numpy_view, params_view};
-use hullsweep_kernel::{Combo, DEFAULT_GRID, GridSpec, Trade, ValidClose};
+use hullsweep_kernel::{Combo, DEFAULT_GRID, GridSpec, Trade};
 use numpy::IntoPyArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -98,13 +98,9 @@ pub fn trades<'py>(
     let close = close_slice(&close)?;
     let params = rows(params, grid)?;
     let combos = parse_combos(combos, params.len())?;
+    // The fast batch log (O(1) per bar per combo), gated trade for trade against numba.
     let log = py
-        .detach(|| {
-            let close = ValidClose::new(close)?;
-            // TODO(trades, before merge): hullsweep_variants::trades (O(1) per bar per combo)
-            // once branch `live` lands it; the same bits, gated in tests/gate_numba.rs.
-            hullsweep_kernel::trades(close, &params, fee_pct, &combos)
-        })
+        .detach(|| hullsweep_variants::trades(close, &params, fee_pct, &combos))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     columns(py, &log)
 }

@@ -22,14 +22,13 @@ pub fn reference(
     kernel::trades(ValidClose::new(close)?, params, fee, combos)
 }
 
-/// Every implementation of the trade log the gate checks, by name.
-///
-/// TODO(trades, before merge): add `("fast", hullsweep_variants::trades)`, the O(1)-per-bar
-/// batch log, once branch `live` lands it; until then only the reference is here.
-pub const IMPLEMENTATIONS: &[(&str, TradesFn)] = &[("reference", reference)];
+/// Every implementation of the trade log the gate checks, by name: the reference and the fast
+/// batch log ([`crate::variants::trades`], O(1) per bar per combo through the live state).
+pub const IMPLEMENTATIONS: &[(&str, TradesFn)] =
+    &[("reference", reference), ("fast", crate::variants::trades)];
 
-/// The implementation `hullsweep trades` and `hullsweep_rs.trades` run: the last of
-/// [`IMPLEMENTATIONS`] (the fast one, once it is there), gated like the others.
+/// The implementation `hullsweep trades` runs: the last of [`IMPLEMENTATIONS`] (the fast
+/// one), gated like the others.
 pub fn best() -> (&'static str, TradesFn) {
     *IMPLEMENTATIONS
         .last()
