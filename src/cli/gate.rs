@@ -13,9 +13,9 @@ use std::time::Instant;
 
 /// Check implementations against the live numba reference: every combo's trades must equal the
 /// reference's and its PnL be within 1e-6 (the equivalence gate). Bit-identity is reported too.
-/// Then the trade log: every trade of every combo must be numba's bit for bit.
 ///
-/// Without --data, --params or --grid it runs the whole dataset suite (the default data and the
+/// Then the trade log: every closed trade of every combo, from each implementation of it, must
+/// be numba's bit for bit (one line per dataset). Without --data, --params or --grid it runs the whole dataset suite (the default data and the
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
 /// (about a minute). Exits non-zero if any dataset fails. The rule and the datasets are
 /// described in the repository's docs/gate.md.

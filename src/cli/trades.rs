@@ -21,7 +21,7 @@ use std::time::Instant;
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   hullsweep trades --combo 0                      # combo 0 of the default grid, CSV on stdout
-  hullsweep trades --combo 3,17 --out t.json      # two combos, JSON (from the extension)
+  hullsweep trades --combo 3,17 --out t.json      # two combos, JSON (the .json name says so)
   hullsweep trades --data prices.csv --grid 10:60:6 --combo all --out trades.csv
   hullsweep sweep --grid 10:60:6 | sort -t, -k8 -g | tail -1   # find a combo, then its trades")]
 pub struct Args {
