@@ -11,8 +11,10 @@ Command line:
         JSON lines on stdin/stdout, so a caller can time many runs without paying the JIT each
         time: {"op":"load","close":PATH,"params":PATH,"fee":F}, {"op":"time","impl":"single"|
         "prange","out_pnl":PATH,"out_trades":PATH}, {"op":"metrics","out_floats":PATH,
-        "out_ints":PATH} (docs/kernel.md's metrics, single thread), {"op":"threads","n":N},
-        {"op":"versions"}.
+        "out_ints":PATH} (docs/kernel.md's metrics, single thread), {"op":"trades","combos":[K,...]
+        (omitted: all),"out_ints":PATH,"out_floats":PATH} (the trade log: n x 4 int64 combo, side,
+        entry_bar, exit_bar and n x 3 float64 entry_price, exit_price, pnl),
+        {"op":"threads","n":N}, {"op":"versions"}.
         Every reply is one line: {"ok":true,...} or {"ok":false,"error":"..."}.
 """
 
@@ -162,6 +164,109 @@ def backtest_metrics(close, h, h3, fee_pct):
     in_market = 0 if first_entry < 0 else n - first_entry
     return (pnl, trades, wins, long_pnl, short_pnl, long_trades, short_trades, best, worst,
             max_dd, in_market)
+
+
+@njit(cache=True)
+def backtest_trades(close, h, h3, fee_pct):
+    """The study's loop (backtest above, unchanged) logging each closed trade (docs/kernel.md,
+    "Trades and events"): arrays (side, entry_bar, exit_bar, entry_price, exit_price, pnl), one
+    entry per trade in bar order. The trade's PnL is the loop's own expression, named t, so the
+    log sums in order to backtest's pnl bit for bit."""
+    n = close.shape[0]
+    # A trade closes at a bar where another opens, so there are fewer trades than bars.
+    side = np.empty(n, dtype=np.int64)
+    entry_bar = np.empty(n, dtype=np.int64)
+    exit_bar = np.empty(n, dtype=np.int64)
+    entry_price = np.empty(n, dtype=np.float64)
+    exit_price = np.empty(n, dtype=np.float64)
+    pnls = np.empty(n, dtype=np.float64)
+    pos = 0
+    entry = 0.0
+    entry_at = 0
+    pnl = 0.0
+    trades = 0
+    prev = np.nan
+    for i in range(n):
+        d = h[i] - h3[i]
+        if np.isnan(d):
+            prev = np.nan
+            continue
+        if not np.isnan(prev):
+            sig = 0
+            if prev <= 0.0 and d > 0.0:
+                sig = 1
+            elif prev >= 0.0 and d < 0.0:
+                sig = -1
+            if sig != 0 and sig != pos:
+                if pos != 0:
+                    t = pos * (close[i] / entry - 1.0) * 100.0 - fee_pct
+                    pnl += t
+                    side[trades] = pos
+                    entry_bar[trades] = entry_at
+                    exit_bar[trades] = i
+                    entry_price[trades] = entry
+                    exit_price[trades] = close[i]
+                    pnls[trades] = t
+                    trades += 1
+                pos = sig
+                entry = close[i]
+                entry_at = i
+        prev = d
+    return (side[:trades].copy(), entry_bar[:trades].copy(), exit_bar[:trades].copy(),
+            entry_price[:trades].copy(), exit_price[:trades].copy(), pnls[:trades].copy())
+
+
+# The trade log's columns, in the order sweep_trades returns them.
+TRADE_COLUMNS = ("combo", "side", "entry_bar", "exit_bar", "entry_price", "exit_price", "pnl")
+
+
+@njit(cache=True)
+def sweep_trades(close, params, fee_pct, combos):
+    """The closed trades of the combos `combos` (indices into params), combo by combo in the
+    order given, each combo's in bar order: (combo, side, entry_bar, exit_bar, int64 arrays;
+    entry_price, exit_price, pnl, float64 arrays), all of one length."""
+    parts = []
+    total = 0
+    for j in range(combos.shape[0]):
+        combo = params[combos[j]]
+        h = hma(close, combo[0], combo[1], combo[2])
+        h3 = hma3(close, combo[3], combo[4], combo[5])
+        part = backtest_trades(close, h, h3, fee_pct)
+        parts.append(part)
+        total += part[0].shape[0]
+    combo_col = np.empty(total, dtype=np.int64)
+    side = np.empty(total, dtype=np.int64)
+    entry_bar = np.empty(total, dtype=np.int64)
+    exit_bar = np.empty(total, dtype=np.int64)
+    entry_price = np.empty(total, dtype=np.float64)
+    exit_price = np.empty(total, dtype=np.float64)
+    pnl = np.empty(total, dtype=np.float64)
+    at = 0
+    for j in range(len(parts)):
+        s, eb, xb, ep, xp, t = parts[j]
+        m = s.shape[0]
+        combo_col[at:at + m] = combos[j]
+        side[at:at + m] = s
+        entry_bar[at:at + m] = eb
+        exit_bar[at:at + m] = xb
+        entry_price[at:at + m] = ep
+        exit_price[at:at + m] = xp
+        pnl[at:at + m] = t
+        at += m
+    return combo_col, side, entry_bar, exit_bar, entry_price, exit_price, pnl
+
+
+def check_combos(combos, n_combos):
+    """`combos` as a contiguous int64 array of indices into n_combos params, refusing one past
+    the end by name (as the Rust KernelError::BadCombo does)."""
+    combos = np.ascontiguousarray(np.asarray(combos, dtype=np.int64).reshape(-1))
+    bad = np.flatnonzero((combos < 0) | (combos >= n_combos))
+    if bad.size:
+        k = int(combos[bad[0]])
+        raise ValueError(
+            f"bad combo {k}: there are {n_combos} combos, numbered 0 to {max(n_combos - 1, 0)}"
+        )
+    return combos
 
 
 # The metrics' names and which are floats: the columns of sweep_metrics' two arrays.
@@ -321,12 +426,24 @@ def cmd_worker():
             np.save(req["out_floats"], floats)
             np.save(req["out_ints"], ints)
             return {"floats": list(METRIC_FLOATS), "ints": list(METRIC_INTS)}
+        if op == "trades":
+            if "close" not in state:
+                raise ValueError("no data loaded: send a 'load' request first")
+            n = state["params"].shape[0]
+            combos = req.get("combos")
+            combos = np.arange(n, dtype=np.int64) if combos is None else check_combos(combos, n)
+            cols = sweep_trades(state["close"], state["params"], state["fee"], combos)
+            np.save(req["out_ints"], np.ascontiguousarray(np.stack(cols[:4], axis=1)))
+            np.save(req["out_floats"], np.ascontiguousarray(np.stack(cols[4:], axis=1)))
+            return {"ints": list(TRADE_COLUMNS[:4]), "floats": list(TRADE_COLUMNS[4:])}
         if op == "threads":
             numba.set_num_threads(int(req["n"]))
             return {"threads": numba.get_num_threads()}
         if op == "versions":
             return versions()
-        raise ValueError(f"unknown op {op!r}; expected load, time, metrics, threads or versions")
+        raise ValueError(
+            f"unknown op {op!r}; expected load, time, metrics, trades, threads or versions"
+        )
 
     for line in sys.stdin:
         line = line.strip()

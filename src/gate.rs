@@ -152,6 +152,7 @@ pub fn table(title: &str, reports: &[GateReport]) -> String {
 }
 
 pub mod metrics;
+pub mod trades;
 
 /// Golden numba outputs, one JSON file per suite dataset in `tests/golden/`.
 ///

@@ -21,3 +21,4 @@ pub mod parquet_io;
 pub mod rolling_lab;
 pub mod scale_lab;
 pub mod source;
+pub mod trade_log;

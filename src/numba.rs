@@ -421,6 +421,51 @@ impl Worker {
             .collect())
     }
 
+    /// The loaded series' trade log (docs/kernel.md, "Trades and events") from the reference's
+    /// `sweep_trades`: the closed trades of `combos` (all of them when `None`), combo by combo
+    /// in the order given, each combo's in bar order. A combo past the params is refused by the
+    /// worker, by name.
+    pub fn trades(
+        &mut self,
+        combos: Option<&[usize]>,
+    ) -> anyhow::Result<Vec<crate::kernel::Trade>> {
+        let ints = self.dir.path().join("trade_ints.npy");
+        let floats = self.dir.path().join("trade_floats.npy");
+        self.request(json!({
+            "op": "trades",
+            "combos": combos,
+            "out_ints": path_str(&ints)?,
+            "out_floats": path_str(&floats)?,
+        }))?;
+        let i = read_2d::<i64>(&ints, 4).context("reading the reference's trade columns")?;
+        let f = read_2d::<f64>(&floats, 3).context("reading the reference's trade prices")?;
+        if f.len() != i.len() {
+            bail!(
+                "the reference wrote {} trades' indices but {} trades' prices",
+                i.len(),
+                f.len()
+            );
+        }
+        // Column orders: TRADE_COLUMNS in reference/hullsweep_ref.py.
+        i.iter()
+            .zip(&f)
+            .map(|(i, f)| {
+                let index = |v: i64, what: &str| {
+                    u64::try_from(v).map_err(|_| anyhow!("the reference wrote a {what} of {v}"))
+                };
+                Ok(crate::kernel::Trade {
+                    combo: index(i[0], "combo")? as usize,
+                    side: i[1],
+                    entry_bar: index(i[2], "entry bar")?,
+                    exit_bar: index(i[3], "exit bar")?,
+                    entry_price: f[0],
+                    exit_price: f[1],
+                    pnl: f[2],
+                })
+            })
+            .collect()
+    }
+
     /// Sets numba's thread count for `prange`; returns what numba reports back.
     pub fn set_threads(&mut self, n: usize) -> anyhow::Result<usize> {
         let reply = self.request(json!({"op": "threads", "n": n}))?;

@@ -301,3 +301,84 @@ fn the_suite_through_the_sweeper_in_random_chunks_is_golden() {
         assert_eq!(reports.len(), suite.len());
     }
 }
+
+/// Every implementation of the trade log reproduces the trade fixtures on every dataset: every
+/// combo's trade count and the digest of every bit of every trade, and each combo's trades sum
+/// in order to the golden PnL bits.
+#[test]
+fn every_trade_log_reproduces_the_golden_trades_on_every_dataset() {
+    for &(name, log_of) in gate::trades::IMPLEMENTATIONS {
+        let mut bad = Vec::new();
+        for d in &suite() {
+            let fixture = gate::trades::oracle(d).unwrap();
+            let log = log_of(&d.close, &d.params, d.fee, &gate::trades::all(&d.params)).unwrap();
+            let report = fixture.compare(&d.name, &log);
+            if !report.bit_identical() {
+                bad.push(report.to_string());
+            }
+            let per = gate::trades::by_combo(&log, d.params.len()).unwrap();
+            // The rows people read are the log's first trades, bit for bit.
+            for sample in &fixture.samples {
+                let rows = sample.parse().unwrap();
+                let mine = &per[sample.combo][..rows.len()];
+                assert!(
+                    rows.iter().zip(mine).all(|(a, b)| a.same(b)),
+                    "{name}: the sample of combo {} of {}",
+                    sample.combo,
+                    d.name
+                );
+            }
+            let summed = SweepResult {
+                pnl: per
+                    .iter()
+                    .map(|t| t.iter().fold(0.0, |s, t| s + t.pnl))
+                    .collect(),
+                trades: per.iter().map(|t| t.len() as i64).collect(),
+            };
+            let want = golden::oracle(d).unwrap();
+            assert!(
+                gate::compare(&d.name, &summed, &want).bit_identical(),
+                "{name}: the trades of {} do not sum to the golden pnl",
+                d.name
+            );
+        }
+        assert!(
+            bad.is_empty(),
+            "trade log ({name}) vs golden:\n{}",
+            bad.join("\n")
+        );
+    }
+}
+
+/// The trade gate has teeth: one bit of one trade's PnL, an exit one bar late, two trades
+/// swapped or one trade dropped, and the fixture names the combo.
+#[test]
+fn the_trade_gate_catches_one_flipped_bit() {
+    let d = suite().into_iter().find(|d| d.name == "nan_runs").unwrap();
+    let fixture = gate::trades::oracle(&d).unwrap();
+    let log =
+        gate::trades::reference(&d.close, &d.params, d.fee, &gate::trades::all(&d.params)).unwrap();
+    assert!(fixture.compare(&d.name, &log).bit_identical());
+    let i = log.len() / 2;
+    let k = log[i].combo;
+    let mut flipped = log.clone();
+    flipped[i].pnl = f64::from_bits(flipped[i].pnl.to_bits() ^ 1);
+    let mut late = log.clone();
+    late[i].exit_bar += 1;
+    let mut swapped = log.clone();
+    assert_eq!(swapped[i + 1].combo, k, "the middle trade has a neighbour");
+    swapped.swap(i, i + 1);
+    let mut dropped = log.clone();
+    dropped.remove(i);
+    for (what, bad) in [
+        ("flipped pnl bit", flipped),
+        ("late exit", late),
+        ("swapped", swapped),
+        ("dropped", dropped),
+    ] {
+        let report = fixture.compare(&d.name, &bad);
+        assert_eq!(report.mismatches, 1, "{what}: {report}");
+        assert_eq!(report.first.as_ref().unwrap().0, k, "{what}: {report}");
+        assert!(report.to_string().contains("FAIL"), "{report}");
+    }
+}

@@ -92,6 +92,71 @@ fn metric_fixtures_are_fresh_and_live_numba_reproduces_them() {
     );
 }
 
+/// Every trade of every combo on every dataset: live numba's `sweep_trades` equals the Rust
+/// reference's trade log (and every other implementation's) bit for bit ([`Trade::same`]), and
+/// the trade fixtures are fresh (one per dataset, pinning today's inputs, with numba's digests).
+#[test]
+fn live_numba_trades_equal_every_implementation_and_the_fixtures_on_every_dataset() {
+    let suite = suite();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(gate::trades::dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    let wanted: BTreeSet<String> = suite.iter().map(|d| format!("{}.json", d.name)).collect();
+    assert_eq!(
+        on_disk, wanted,
+        "tests/golden/trades must hold one fixture per dataset"
+    );
+    let mut worker = Worker::start().unwrap();
+    let mut bad = Vec::new();
+    let mut total = 0;
+    for d in &suite {
+        worker.load(&d.close, &d.params, d.fee).unwrap();
+        let numba = worker.trades(None).unwrap();
+        total += numba.len();
+        let fixture = gate::trades::oracle(d).unwrap();
+        let drift = fixture.compare(&d.name, &numba);
+        if !drift.bit_identical() {
+            bad.push(format!("numba vs fixture: {drift}"));
+        }
+        for &(name, log_of) in gate::trades::IMPLEMENTATIONS {
+            let got = log_of(&d.close, &d.params, d.fee, &gate::trades::all(&d.params)).unwrap();
+            let report = gate::trades::compare(&d.name, d.params.len(), &got, &numba);
+            if !report.bit_identical() {
+                bad.push(format!("{name} vs numba: {report}"));
+            }
+        }
+    }
+    assert!(total > 500_000, "the suite must trade: {total}");
+    assert!(
+        bad.is_empty(),
+        "trade logs differ from live numba (regenerate the fixtures with \
+         `cargo run -- gate --write-golden` only if a change is intended):\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Chosen combos come back in the order asked for, and a combo past the params is refused by
+/// the reference, named with the range, as the Rust reference refuses it.
+#[test]
+fn numba_trades_of_chosen_combos_and_a_bad_combo() {
+    let d = suite()
+        .into_iter()
+        .find(|d| d.name == "flat_in_noise")
+        .unwrap();
+    let mut worker = Worker::start().unwrap();
+    worker.load(&d.close, &d.params, d.fee).unwrap();
+    let chosen = [5, 0, 31];
+    let numba = worker.trades(Some(&chosen)).unwrap();
+    let rust = gate::trades::reference(&d.close, &d.params, d.fee, &chosen).unwrap();
+    assert_eq!(numba.first().map(|t| t.combo), Some(5));
+    assert!(gate::trades::compare(&d.name, 32, &rust, &numba).bit_identical());
+    let e = worker.trades(Some(&[3, 32])).unwrap_err().to_string();
+    let rust = gate::trades::reference(&d.close, &d.params, d.fee, &[3, 32]).unwrap_err();
+    assert!(e.contains(&rust.to_string()), "numba: {e}; rust: {rust}");
+}
+
 /// A user's series as numpy would hand it over: a random walk with gaps, through a .npy file.
 fn user_npy(dir: &std::path::Path) -> (Vec<f64>, Vec<Combo>) {
     let mut close = kernel::gbm(3_000, 2024, 0.004).unwrap();
@@ -155,6 +220,16 @@ fn gate_command_passes_on_a_csv_with_empty_cells() {
         .success()
         .stdout(predicate::str::contains("prices.csv"))
         .stdout(predicate::str::contains("PASS"))
+        .stdout(predicate::str::contains(
+            "trade log (reference) vs numba sweep_trades",
+        ))
+        .stdout(predicate::str::contains(
+            "trade log (fast) vs numba sweep_trades",
+        ))
+        .stdout(
+            predicate::str::is_match(r"prices\.csv +8 combos +\d+ trades, 0 combos differ  PASS")
+                .unwrap(),
+        )
         .stdout(predicate::str::contains("all passed"));
 }
 

@@ -4,8 +4,8 @@
 use super::sweep::{FEE_HELP, load_close, load_params, parse_grid, parse_variant, threads};
 use anyhow::{Context, bail};
 use hullsweep::datasets::{self, Dataset};
-use hullsweep::gate::{self, GateReport, golden};
-use hullsweep::kernel::{self, DEFAULT_FEE_PCT, GridSpec};
+use hullsweep::gate::{self, GateReport, golden, trades};
+use hullsweep::kernel::{self, DEFAULT_FEE_PCT, GridSpec, Trade};
 use hullsweep::numba::{Mode, Worker};
 use hullsweep::{SweepResult, Variant};
 use std::path::PathBuf;
@@ -14,7 +14,8 @@ use std::time::Instant;
 /// Check implementations against the live numba reference: every combo's trades must equal the
 /// reference's and its PnL be within 1e-6 (the equivalence gate). Bit-identity is reported too.
 ///
-/// Without --data, --params or --grid it runs the whole dataset suite (the default data and the
+/// Then the trade log: every closed trade of every combo, from each implementation of it, must
+/// be numba's bit for bit (one line per dataset). Without --data, --params or --grid it runs the whole dataset suite (the default data and the
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
 /// (about a minute). Exits non-zero if any dataset fails. The rule and the datasets are
 /// described in the repository's docs/gate.md.
@@ -110,20 +111,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let mut worker = Worker::start()?;
     let mut wanted: Vec<SweepResult> = Vec::with_capacity(suite.len());
+    let mut wanted_trades: Vec<Vec<Trade>> = Vec::with_capacity(suite.len());
     for d in &suite {
         let start = Instant::now();
         let r = worker
             .sweep(&d.close, &d.params, d.fee, mode)
             .with_context(|| format!("numba on dataset {}", d.name))?;
+        let log = worker
+            .trades(None)
+            .with_context(|| format!("numba's trade log on dataset {}", d.name))?;
         eprintln!(
-            "numba {}: {} ({} bars x {} combos), loaded and swept in {:.2} s",
+            "numba {}: {} ({} bars x {} combos), loaded, swept and logged {} trades in {:.2} s",
             mode.name(),
             d.name,
             d.close.len(),
             d.params.len(),
+            log.len(),
             start.elapsed().as_secs_f64()
         );
         wanted.push(r);
+        wanted_trades.push(log);
     }
 
     let mut failed = Vec::new();
@@ -148,11 +155,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .map(|r| format!("{} on {}", v.name(), r.dataset)),
         );
     }
+    failed.extend(gate_trades(&suite, &wanted_trades)?);
     if !failed.is_empty() {
         bail!("the gate failed: {}", failed.join(", "));
     }
     println!("\nall passed");
     Ok(())
+}
+
+/// Every implementation of the trade log against numba's `sweep_trades`, every trade of every
+/// combo bit for bit: one line per dataset; returns what failed.
+fn gate_trades(suite: &[Dataset], wanted: &[Vec<Trade>]) -> anyhow::Result<Vec<String>> {
+    let mut failed = Vec::new();
+    for &(name, trades) in trades::IMPLEMENTATIONS {
+        println!("\ntrade log ({name}) vs numba sweep_trades, every trade bit for bit");
+        for (d, want) in suite.iter().zip(wanted) {
+            let got = trades(&d.close, &d.params, d.fee, &trades::all(&d.params))
+                .with_context(|| format!("trade log ({name}) on dataset {}", d.name))?;
+            let report = trades::compare(&d.name, d.params.len(), &got, want);
+            println!("{report}");
+            if !report.bit_identical() {
+                failed.push(format!("the trade log ({name}) on {}", d.name));
+            }
+        }
+    }
+    Ok(failed)
 }
 
 fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
@@ -207,7 +234,43 @@ fn write_golden(dir: PathBuf) -> anyhow::Result<()> {
             d.params.len()
         );
         write_metric_fixture(&mut worker, &d, &single, &dir, &versions)?;
+        write_trade_fixture(&mut worker, &d, &single, &dir, &versions)?;
     }
+    Ok(())
+}
+
+/// Writes the dataset's trade fixture from numba's `sweep_trades`, after checking that each
+/// combo's trades count and sum, in order, to the study's loop's `trades` and `pnl` bits.
+fn write_trade_fixture(
+    worker: &mut Worker,
+    d: &Dataset,
+    single: &SweepResult,
+    dir: &std::path::Path,
+    versions: &serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<()> {
+    let log = worker.trades(None)?;
+    let per = trades::by_combo(&log, d.params.len())
+        .map_err(|t| anyhow::anyhow!("numba logged a trade of combo {} on {}", t.combo, d.name))?;
+    let summed = SweepResult {
+        pnl: per
+            .iter()
+            .map(|t| t.iter().fold(0.0, |s, t| s + t.pnl))
+            .collect(),
+        trades: per.iter().map(|t| t.len() as i64).collect(),
+    };
+    let agree = gate::compare(&d.name, &summed, single);
+    if !agree.bit_identical() {
+        bail!(
+            "numba's sweep_trades does not sum to its sweep on {}; not writing fixtures:\n{}\n{agree}",
+            d.name,
+            GateReport::header()
+        );
+    }
+    let path = trades::write(
+        &dir.join("trades"),
+        &trades::Fixture::new(d, &log, versions.clone())?,
+    )?;
+    eprintln!("wrote {} ({} trades)", path.display(), log.len());
     Ok(())
 }
 

@@ -12,6 +12,7 @@ mod serve;
 mod setup;
 mod stream;
 mod sweep;
+mod trades;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
 ///
@@ -30,6 +31,7 @@ enum Command {
     Lab(lab::Args),
     Data(data::Args),
     Sweep(sweep::Args),
+    Trades(trades::Args),
     Gate(gate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
@@ -42,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Trades(args) => trades::run(args),
         Command::Serve(args) => serve::run(args),
     }
 }

@@ -14,37 +14,12 @@ use std::time::Instant;
 /// The series comes from a 1-D float64 .npy or a CSV column (an empty cell is a missing bar);
 /// without --data the built-in default series is used. Combos come from a grid of HMA lengths,
 /// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
+/// A --data file is read and swept in chunks (256 Ki bars, or one Parquet row group), so its
+/// length is limited by the disk, not memory.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Close series: a .npy (1-D float64), .csv or .parquet (a float64 column) file, read and
-    /// swept in chunks (256 Ki bars, or one Parquet row group), so its length is limited by the
-    /// disk, not memory. Default: the built-in 150,000-bar series.
-    #[arg(long, value_name = "FILE")]
-    data: Option<PathBuf>,
-    /// CSV or Parquet column holding the close (default: the only column, or the one named "close"); a
-    /// name matches in any case when only one column does. Comma, semicolon or tab separated.
-    #[arg(long, value_name = "NAME")]
-    column: Option<String>,
-    /// Grid of HMA lengths LO:HI:K: K distinct lengths spread evenly from LO to HI (so K is at
-    /// most HI-LO+1), each expanded to six windows.
-    #[arg(
-        long,
-        value_name = "LO:HI:K",
-        default_value = "6:200:80",
-        value_parser = parse_grid,
-        conflicts_with = "params"
-    )]
-    grid: GridSpec,
-    /// Sweep the HMA3 lengths independently (a two-axis grid): every pair of a --grid length
-    /// (the HMA: windows hma_n, hma_half, hma_sqrt) and a --grid3 length (the HMA3: hma3_m,
-    /// hma3_half, hma3_third), HMA length outer. Without it one length sets both indicators.
-    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid, conflicts_with = "params")]
-    grid3: Option<GridSpec>,
-    /// Explicit combos: an n x 6 int64 .npy, columns hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third.
-    #[arg(long, value_name = "FILE.npy")]
-    params: Option<PathBuf>,
-    #[arg(long, value_name = "PCT", help = FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
-    fee: f64,
+    #[command(flatten)]
+    input: Inputs,
     #[arg(long, value_name = "NAME", help = variant_help("Implementation to run"), default_value = "fastest", value_parser = parse_variant)]
     variant: Variant,
     /// Worker threads for parallel variants (default: all cores).
@@ -79,6 +54,62 @@ pub struct Args {
     /// streaming; `hullsweep lab --scale` compares the two). Same results, more memory.
     #[arg(long)]
     in_memory: bool,
+}
+
+/// The series, the combos and the fee: the inputs `sweep` and `trades` share, with one help.
+#[derive(clap::Args, Debug)]
+pub struct Inputs {
+    /// Close series: a .npy (1-D float64), .csv or .parquet (a float64 column) file. Default:
+    /// the built-in 150,000-bar series.
+    #[arg(long, value_name = "FILE")]
+    pub data: Option<PathBuf>,
+    /// CSV or Parquet column holding the close (default: the only column, or the one named "close"); a
+    /// name matches in any case when only one column does. Comma, semicolon or tab separated.
+    #[arg(long, value_name = "NAME")]
+    pub column: Option<String>,
+    /// Grid of HMA lengths LO:HI:K: K distinct lengths spread evenly from LO to HI (so K is at
+    /// most HI-LO+1), each expanded to six windows.
+    #[arg(
+        long,
+        value_name = "LO:HI:K",
+        default_value = "6:200:80",
+        value_parser = parse_grid,
+        conflicts_with = "params"
+    )]
+    pub grid: GridSpec,
+    /// Sweep the HMA3 lengths independently (a two-axis grid): every pair of a --grid length
+    /// (the HMA: windows hma_n, hma_half, hma_sqrt) and a --grid3 length (the HMA3: hma3_m,
+    /// hma3_half, hma3_third), HMA length outer. Without it one length sets both indicators.
+    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid, conflicts_with = "params")]
+    pub grid3: Option<GridSpec>,
+    /// Explicit combos: an n x 6 int64 .npy, columns hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third.
+    #[arg(long, value_name = "FILE.npy")]
+    pub params: Option<PathBuf>,
+    #[arg(long, value_name = "PCT", help = FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    pub fee: f64,
+}
+
+impl Inputs {
+    /// The grid the combos come from (meaningful without --params).
+    pub fn grid(&self) -> kernel::Grid {
+        kernel::Grid {
+            hma: self.grid,
+            hma3: self.grid3,
+        }
+    }
+
+    /// The combos: --params, or the grid (two-axis with --grid3).
+    pub fn combos(&self) -> anyhow::Result<Vec<Combo>> {
+        match (&self.params, self.grid3) {
+            (None, Some(_)) => Ok(self.grid().combos()?),
+            _ => load_params(self.params.as_deref(), self.grid),
+        }
+    }
+
+    /// The whole series in memory (--data, or the built-in one).
+    pub fn close(&self) -> anyhow::Result<Vec<f64>> {
+        load_close(self.data.as_deref(), self.column.as_deref())
+    }
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -155,23 +186,17 @@ pub fn load_params(params: Option<&Path>, grid: GridSpec) -> anyhow::Result<Vec<
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let grid = kernel::Grid {
-        hma: args.grid,
-        hma3: args.grid3,
-    };
-    let params = match (&args.params, args.grid3) {
-        (None, Some(_)) => grid.combos()?,
-        _ => load_params(args.params.as_deref(), args.grid)?,
-    };
+    let grid = args.input.grid();
+    let params = args.input.combos()?;
     if args.metrics || args.plot.is_some() {
         // The metrics and the plot take the series in memory (they are not resumable yet).
-        let close = load_close(args.data.as_deref(), args.column.as_deref())?;
+        let close = args.input.close()?;
         return super::columns::run_metrics(
             &close,
             &params,
             &grid,
             super::columns::Request {
-                fee: args.fee,
+                fee: args.input.fee,
                 variant: args.variant,
                 threads: threads(args.threads)?,
                 json: matches!(args.format, Format::Json),
@@ -186,13 +211,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rolling = matches!(args.variant, Variant::Rolling | Variant::RollingRayon);
     // A file is swept in chunks (any length, bounded memory); --stats needs the whole series
     // in memory for its rolling pass.
-    if let (Some(path), false) = (args.data.as_deref(), args.stats || args.in_memory) {
+    if let (Some(path), false) = (args.input.data.as_deref(), args.stats || args.in_memory) {
         let start = Instant::now();
         let (result, bars) = super::stream::sweep_file(
             path,
-            args.column.as_deref(),
+            args.input.column.as_deref(),
             &params,
-            args.fee,
+            args.input.fee,
             args.variant,
             threads,
         )?;
@@ -206,13 +231,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let close = load_close(args.data.as_deref(), args.column.as_deref())?;
+    let close = args.input.close()?;
     let run_rolling = |threads| {
         let close = hullsweep::kernel::ValidClose::new(&close)?;
         rolling::sweep_with_stats(
             close,
             &params,
-            args.fee,
+            args.input.fee,
             threads,
             Tier::best(),
             WmaKernel::best(),
@@ -229,7 +254,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (r, Some(s))
     } else {
         (
-            args.variant.sweep(&close, &params, args.fee, threads)?,
+            args.variant
+                .sweep(&close, &params, args.input.fee, threads)?,
             None,
         )
     };

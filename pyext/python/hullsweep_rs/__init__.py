@@ -11,6 +11,9 @@ cluster; needs the [ray] extra) and hullsweep_rs.client (a client for the hullsw
     >>> table = hullsweep_rs.sweep_metrics(close, hullsweep_rs.grid("10:60:6", "10:60:6"))
     >>> sorted(table)[:3]                                  # a dict of numpy columns
     ['bars_in_market', 'best_trade', 'hma3_half']
+    >>> log = hullsweep_rs.trades(close, params, combos=[1])  # every closed trade of combo 1
+    >>> bool(np.add.accumulate(np.r_[0.0, log["pnl"]])[-1] == pnl[1])  # summed in order
+    True
 
 A series too long for memory goes through a Sweeper in pieces (the same bits for any chunking):
 
@@ -29,6 +32,7 @@ from ._native import (
     grid,
     sweep,
     sweep_metrics,
+    trades,
     validate_close,
     validate_params,
     variants,
@@ -41,6 +45,7 @@ __all__ = [
     "grid",
     "sweep",
     "sweep_metrics",
+    "trades",
     "validate_close",
     "validate_params",
     "variants",

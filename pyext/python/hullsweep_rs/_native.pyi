@@ -1,5 +1,5 @@
 # Type stubs for the compiled half of hullsweep_rs (pyext/src/lib.rs).
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import numpy as np
@@ -33,6 +33,18 @@ def sweep_metrics(
     """Sweeps with docs/kernel.md's metrics: a dict of 1-D arrays (the six windows, then pnl,
     trades, wins, long_pnl, short_pnl, long_trades, short_trades, best_trade, worst_trade,
     max_drawdown, bars_in_market) that pandas.DataFrame / polars.DataFrame take as is."""
+
+def trades(
+    close: object,
+    params: npt.NDArray[np.int64] | None = None,
+    combos: int | Sequence[int] | npt.NDArray[np.integer] | str | None = None,
+    fee_pct: float = 0.09,
+    grid: str | None = None,
+) -> dict[str, npt.NDArray[np.float64] | npt.NDArray[np.int64]]:
+    """The closed trades of chosen combos (None or "all": every combo), as a dict of 1-D
+    arrays: combo, side, entry_bar, exit_bar (int64), entry_price, exit_price, pnl (float64).
+    params as for sweep(), or grid "LO:HI:K" (default "6:200:80"); each combo's trades sum in
+    order to sweep()'s pnl bit for bit. ValueError names a combo past the params."""
 
 def validate_close(close: npt.NDArray[np.float64]) -> None:
     """Checks a series as sweep() would: TypeError for a non-array or a wrong dtype, ValueError
