@@ -6,6 +6,7 @@ mod columns;
 mod data;
 mod gate;
 mod lab;
+mod live;
 mod plot;
 mod scale;
 mod serve;
@@ -30,6 +31,7 @@ enum Command {
     Lab(lab::Args),
     Data(data::Args),
     Sweep(sweep::Args),
+    Stream(live::Args),
     Gate(gate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
@@ -42,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Stream(args) => live::run(args),
         Command::Serve(args) => serve::run(args),
     }
 }
