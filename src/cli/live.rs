@@ -328,7 +328,7 @@ mod tests {
         };
         assert_eq!(
             close(f64::INFINITY),
-            r#"{"event":"close","combo":0,"side":1,"entry_bar":0,"exit_bar":1,"entry_price":0.1,"exit_price":1e300,"pnl":"inf"}"#
+            r#"{"event":"close","combo":0,"side":1,"entry_bar":0,"exit_bar":1,"entry_price":0.1,"exit_price":1e+300,"pnl":"inf"}"#
         );
         assert!(close(f64::NEG_INFINITY).ends_with(r#""pnl":"-inf"}"#));
         assert!(close(f64::NAN).ends_with(r#""pnl":"NaN"}"#));
