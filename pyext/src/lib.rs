@@ -11,6 +11,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict};
 
+mod live;
+
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 
 // The signatures below spell the default fee as a literal so that `help()` and
@@ -473,6 +475,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
     m.add_class::<PySweeper>()?;
+    m.add_class::<live::PyLive>()?;
     m.add_function(wrap_pyfunction!(validate_close, m)?)?;
     m.add_function(wrap_pyfunction!(validate_params, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
