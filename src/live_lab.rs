@@ -369,12 +369,26 @@ impl Report {
                 thousands(ratio as usize)
             );
         }
-        if let Some(b) = self.baselines.iter().find(|b| b.combos == 10_000) {
-            s += &format!(
-                "- {}: p99 < 1 ms for 10,000 combos on one core: {} µs as run\n",
-                if b.push[1] < 1e6 { "PASS" } else { "FAIL" },
-                us(b.push[1])
-            );
+        // Both tails: as run (what this shared machine gave, preemption included) and the best
+        // of the replays (what the pushes cost on a core of their own); each verdict is labelled.
+        if let Some(r) = self
+            .rows
+            .iter()
+            .find(|r| r.combos == 10_000 && r.series.starts_with("default"))
+        {
+            for (p99, how) in [
+                (r.wall[1], "as run".to_string()),
+                (
+                    r.best[1],
+                    format!("best of {} pushes per bar", self.config.replays + 1),
+                ),
+            ] {
+                s += &format!(
+                    "- {}: p99 < 1 ms for 10,000 combos on one core: {} µs, {how}\n",
+                    if p99 < 1e6 { "PASS" } else { "FAIL" },
+                    us(p99)
+                );
+            }
         }
         let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         s += &format!(

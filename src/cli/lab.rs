@@ -56,8 +56,9 @@ pub struct Args {
     scale: bool,
     /// Instead of the table: only the live section ("Live: cost per bar"): per-bar latency of
     /// `Live::push` for 80 and 10,000 combos after 150,000 default bars, beside re-running the
-    /// batch and numba on the last window; written into --out in place of the old one. (The full
-    /// lab writes it too.)
+    /// batch and numba on the last window; written into --out in place of the old one. The full
+    /// lab writes it too, on the default data and grid (about 3 minutes of its run); with --data
+    /// or another --grid it keeps the section --out already has.
     #[arg(long, conflicts_with = "scale")]
     live: bool,
     /// Series lengths of the scale study (the data files go to --scale-dir; 8 bytes a bar).
@@ -95,7 +96,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{section}");
         if let Some(path) = &args.out {
             let old = std::fs::read_to_string(path).unwrap_or_default();
-            std::fs::write(path, hullsweep::live_lab::splice(&old, &section))
+            // A first live section goes where the full lab puts it: before the scale section.
+            let new = match old.find(hullsweep::scale_lab::BEGIN) {
+                Some(at) if hullsweep::live_lab::section(&old).is_none() => {
+                    format!("{}{section}\n{}", &old[..at], &old[at..])
+                }
+                _ => hullsweep::live_lab::splice(&old, &section),
+            };
+            std::fs::write(path, new)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         return Ok(());
@@ -240,8 +248,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         file_table += "\n";
         file_table += &section;
     }
-    // What a live push costs, beside what a user would do without it.
-    if args.variants.is_empty() {
+    // What a live push costs, beside what a user would do without it. Its targets are set on
+    // the default series and grid, so a lab on other data or another grid keeps the old section.
+    let default_sweep = args.data.is_none() && args.grid == hullsweep::kernel::DEFAULT_GRID;
+    if args.variants.is_empty() && default_sweep {
         let section = live_section(&mut worker, cfg.rounds)?;
         table += "\n";
         table += &section;
@@ -252,6 +262,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.out {
         // The scale section is written by `lab --scale`; a table run keeps it.
         let old = std::fs::read_to_string(path).unwrap_or_default();
+        if !file_table.contains(hullsweep::live_lab::BEGIN)
+            && let Some(live) = hullsweep::live_lab::section(&old)
+        {
+            file_table = hullsweep::live_lab::splice(&file_table, &format!("{live}\n"));
+        }
         if let Some(scale) = hullsweep::scale_lab::section(&old) {
             file_table = hullsweep::scale_lab::splice(&file_table, &format!("{scale}\n"));
         }
