@@ -60,15 +60,19 @@ pub struct Args {
 
 const EXAMPLES: &str = "\
 Examples:
-  # follow a growing price file, report combo 3 of a 6-length grid
-  tail -f prices.txt | hullsweep stream --grid 10:60:6 --combo 3
+  # follow a growing price file, report combo 0 of a 6-length grid
+  tail -f prices.txt | hullsweep stream --grid 10:60:6 --combo 0
 
   # the combos a sweep picked, zero fee, bad lines skipped
   hullsweep stream --params picked.npy --fee 0 --skip-bad < prices.txt > events.jsonl
 
-Output (one line per event; a reversal is a close, then an open, at the same bar):
-  {\"event\":\"close\",\"combo\":3,\"side\":1,\"entry_bar\":812,\"exit_bar\":907,\"entry_price\":100.41,\"exit_price\":100.93,\"pnl\":0.42782}
-  {\"event\":\"open\",\"combo\":3,\"bar\":907,\"side\":-1,\"price\":100.93}";
+Output of the first (hullsweep data --bars 3000, one price a line; a reversal is a close,
+then an open, at the same bar):
+  {\"event\":\"close\",\"combo\":0,\"side\":-1,\"entry_bar\":22,\"exit_bar\":29,\"entry_price\":100.6379823635438,\"exit_price\":100.79004766417911,\"pnl\":-0.2411013009839468}
+  {\"event\":\"open\",\"combo\":0,\"bar\":29,\"side\":1,\"price\":100.79004766417911}
+
+Floats are exact when parsed with an exact parser (Python's json, serde_json with its
+float_roundtrip feature); a fast approximate one can be an ulp off.";
 
 /// One event as a JSON line (`docs/kernel.md`, "Trades and events").
 #[derive(Serialize)]
