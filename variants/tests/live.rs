@@ -308,6 +308,21 @@ fn every_gate_dataset_bar_by_bar_and_in_random_chunks() {
                 if !w.events.is_empty() {
                     with_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
+                // The batch trade log of chosen combos (out of order, one twice) is the kernel's.
+                let n = d.params.len();
+                let combos = [n - 1, 0, n / 2, 0];
+                let kernel_log = hullsweep_kernel::trades(
+                    hullsweep_kernel::ValidClose::new(close).unwrap(),
+                    &d.params,
+                    d.fee,
+                    &combos,
+                )
+                .unwrap();
+                let log = hullsweep_variants::trades(close, &d.params, d.fee, &combos).unwrap();
+                assert_eq!(log.len(), kernel_log.len(), "{}: trades()", d.name);
+                for (a, b) in log.iter().zip(&kernel_log) {
+                    assert!(a.same(b), "{}: trades(): {a:?} vs {b:?}", d.name);
+                }
                 eprintln!(
                     "{}: {} bars x {} combos, {} events, every one identical",
                     d.name,
@@ -383,4 +398,20 @@ proptest::proptest! {
         let chunks = random_chunks(seed ^ 0x5555, longest_lookback(&params));
         check_against("proptest chunks", &close, &params, fee, &chunks, &w);
     }
+}
+
+#[test]
+fn live_is_send_and_clone_and_its_memory_follows_the_windows_not_the_stream() {
+    fn send_clone<T: Send + Clone>() {}
+    send_clone::<Live>();
+    let close = hullsweep_kernel::gbm(60_000, 3, 0.001).unwrap();
+    let params = hullsweep_kernel::default_params();
+    let mut live = Live::new(&params, 0.09).unwrap();
+    let mut events = Vec::new();
+    live.push_many(&close[..20_000], &mut events).unwrap();
+    let early = live.memory_bytes();
+    live.push_many(&close[20_000..], &mut events).unwrap();
+    assert_eq!(live.memory_bytes(), early, "memory grew with the stream");
+    assert!(early < 4 << 20, "{early} bytes for 80 combos");
+    assert_eq!(live.nodes(), [136, 80, 80, 80, 80]);
 }
