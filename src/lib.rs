@@ -14,6 +14,7 @@ pub mod fastest_lab;
 pub mod gate;
 pub mod io;
 pub mod lab;
+pub mod live_lab;
 pub mod machine;
 pub mod metrics_lab;
 pub mod numba;

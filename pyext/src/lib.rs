@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyDict};
 
+mod live;
 mod trades;
 
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
@@ -476,6 +477,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(trades::trades, m)?)?;
     m.add_class::<PySweeper>()?;
+    m.add_class::<live::PyLive>()?;
     m.add_function(wrap_pyfunction!(validate_close, m)?)?;
     m.add_function(wrap_pyfunction!(validate_params, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;

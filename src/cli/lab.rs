@@ -54,6 +54,13 @@ pub struct Args {
     /// section of --out (replaced in place) with a log-log SVG beside it.
     #[arg(long)]
     scale: bool,
+    /// Instead of the table: only the live section ("Live: cost per bar"): per-bar latency of
+    /// `Live::push` for 80 and 10,000 combos after 150,000 default bars, beside re-running the
+    /// batch and numba on the last window; written into --out in place of the old one. The full
+    /// lab writes it too, on the default data and grid (about 3 minutes of its run); with --data
+    /// or another --grid it keeps the section --out already has.
+    #[arg(long, conflicts_with = "scale")]
+    live: bool,
     /// Series lengths of the scale study (the data files go to --scale-dir; 8 bytes a bar).
     #[arg(
         long,
@@ -81,6 +88,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.rounds == 0 {
         bail!("--rounds 0: need at least one timed round");
+    }
+    if args.live {
+        numba::ensure_venv(true)?;
+        let mut worker = Worker::start().context("cannot start the numba reference")?;
+        let section = live_section(&mut worker, args.rounds)?;
+        println!("{section}");
+        if let Some(path) = &args.out {
+            let old = std::fs::read_to_string(path).unwrap_or_default();
+            // A first live section goes where the full lab puts it: before the scale section.
+            let new = match old.find(hullsweep::scale_lab::BEGIN) {
+                Some(at) if hullsweep::live_lab::section(&old).is_none() => {
+                    format!("{}{section}\n{}", &old[..at], &old[at..])
+                }
+                _ => hullsweep::live_lab::splice(&old, &section),
+            };
+            std::fs::write(path, new)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        return Ok(());
     }
     let close = super::sweep::load_close(args.data.as_deref(), args.column.as_deref())?;
     let params = super::sweep::load_params(None, args.grid)?;
@@ -222,10 +248,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         file_table += "\n";
         file_table += &section;
     }
+    // What a live push costs, beside what a user would do without it. Its targets are set on
+    // the default series and grid, so a lab on other data or another grid keeps the old section.
+    let default_sweep = args.data.is_none() && args.grid == hullsweep::kernel::DEFAULT_GRID;
+    if args.variants.is_empty() && default_sweep {
+        let section = live_section(&mut worker, cfg.rounds)?;
+        table += "\n";
+        table += &section;
+        file_table += "\n";
+        file_table += &section;
+    }
     println!("{table}");
     if let Some(path) = &args.out {
         // The scale section is written by `lab --scale`; a table run keeps it.
         let old = std::fs::read_to_string(path).unwrap_or_default();
+        if !file_table.contains(hullsweep::live_lab::BEGIN)
+            && let Some(live) = hullsweep::live_lab::section(&old)
+        {
+            file_table = hullsweep::live_lab::splice(&file_table, &format!("{live}\n"));
+        }
         if let Some(scale) = hullsweep::scale_lab::section(&old) {
             file_table = hullsweep::scale_lab::splice(&file_table, &format!("{scale}\n"));
         }
@@ -236,4 +277,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("an implementation failed the equivalence gate (see the table)");
     }
     Ok(())
+}
+
+/// Measures and renders the live section, with a spinner; fails if a live result was not the
+/// batch sweep's.
+fn live_section(worker: &mut Worker, rounds: usize) -> anyhow::Result<String> {
+    let cfg = hullsweep::live_lab::Config {
+        rounds,
+        ..Default::default()
+    };
+    let bar = ProgressBar::new_spinner();
+    let plain = bar.is_hidden();
+    let report = hullsweep::live_lab::run(&cfg, worker, |m| {
+        if plain {
+            eprintln!("lab: {m}");
+        }
+        bar.set_message(m.to_string());
+        bar.tick();
+    })?;
+    bar.finish_and_clear();
+    if !report.all_exact() {
+        bail!(
+            "a live run's result differs from the batch sweep:\n{}",
+            report.to_markdown()
+        );
+    }
+    Ok(report.to_markdown())
 }

@@ -6,6 +6,7 @@ mod columns;
 mod data;
 mod gate;
 mod lab;
+mod live;
 mod plot;
 mod scale;
 mod serve;
@@ -32,6 +33,7 @@ enum Command {
     Data(data::Args),
     Sweep(sweep::Args),
     Trades(trades::Args),
+    Stream(live::Args),
     Gate(gate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
@@ -45,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Trades(args) => trades::run(args),
+        Command::Stream(args) => live::run(args),
         Command::Serve(args) => serve::run(args),
     }
 }

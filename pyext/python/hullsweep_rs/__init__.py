@@ -23,10 +23,23 @@ A series too long for memory goes through a Sweeper in pieces (the same bits for
     >>> pnl2, trades2 = s.finish()
     >>> bool((pnl2 == pnl).all() and (trades2 == trades).all())
     True
+
+Live runs combos bar by bar, each push's events a dict of numpy columns (kind 1 open, 2 close),
+every trade and result the batch sweep's bit for bit:
+
+    >>> live = hullsweep_rs.Live(params)
+    >>> ev = live.push(close[:4000])                     # many bars at once, then one by one
+    >>> ev = live.push(float(close[4000]))
+    >>> sorted(ev)
+    ['bar', 'combo', 'entry_bar', 'entry_price', 'kind', 'pnl', 'price', 'side']
+    >>> _ = live.push(close[4001:])
+    >>> bool((live.result()[0] == pnl).all())
+    True
 """
 
 from ._native import (
     DEFAULT_FEE_PCT,
+    Live,
     Sweeper,
     fastest,
     grid,
@@ -40,6 +53,7 @@ from ._native import (
 
 __all__ = [
     "DEFAULT_FEE_PCT",
+    "Live",
     "Sweeper",
     "fastest",
     "grid",

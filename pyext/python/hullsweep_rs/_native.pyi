@@ -87,3 +87,40 @@ class Sweeper:
         """(pnl, trades) of the bars pushed so far."""
     def finish(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
         """(pnl, trades) as sweep() returns them; the Sweeper is done."""
+
+class Live:
+    """Combos run bar by bar: push() gives each push's events, bit for bit the batch sweep's."""
+
+    OPEN: Final[int]
+    CLOSE: Final[int]
+
+    def __init__(
+        self,
+        params: npt.NDArray[np.int64] | None = None,
+        grid: str | None = None,
+        grid3: str | None = None,
+        fee_pct: float = 0.09,
+    ) -> None: ...
+    def push(self, close: float | object) -> dict[str, npt.NDArray[np.generic]]:
+        """One bar (a float) or many (1-D float64 numpy, memmap, pyarrow or polars); returns
+        their events as columns kind, combo, bar, side, price, entry_bar, entry_price, pnl."""
+    @property
+    def bars(self) -> int:
+        """Bars pushed so far."""
+    @property
+    def combos(self) -> int:
+        """Combos run."""
+    @property
+    def params(self) -> npt.NDArray[np.int64]:
+        """The combos, n x 6 int64 (a copy)."""
+    @property
+    def fee_pct(self) -> float:
+        """The round-trip fee per closed trade, in percentage points."""
+    def positions(self) -> dict[str, npt.NDArray[np.generic]]:
+        """Columns side (0 flat), entry_bar (-1 flat), entry_price (NaN flat), one row per combo."""
+    def result(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+        """(pnl, trades) of the bars pushed so far, sweep()'s bits."""
+    def stats(self) -> dict[str, int]:
+        """bars, certified and recomputed (combo, bar) pairs."""
+    def copy(self) -> Live:
+        """An independent copy of the state."""
