@@ -32,6 +32,7 @@
 pub mod client;
 pub mod protocol;
 pub mod server;
+pub mod tls;
 
 pub use client::{Client, ClientError};
 pub use server::{
