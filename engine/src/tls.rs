@@ -267,6 +267,14 @@ impl Write for TlsWriter {
         Ok(n)
     }
 
+    /// A reply's head and body go out in the same records, as one send where they fit.
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let mut conn = self.0.lock();
+        let n = conn.writer().write_vectored(bufs)?;
+        flush_tls(&mut conn, &self.0.sock)?;
+        Ok(n)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         let mut conn = self.0.lock();
         flush_tls(&mut conn, &self.0.sock)
