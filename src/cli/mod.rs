@@ -12,6 +12,7 @@ mod serve;
 mod setup;
 mod stream;
 mod sweep;
+mod tls_cert;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
 ///
@@ -33,6 +34,7 @@ enum Command {
     Gate(gate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
+    TlsCert(tls_cert::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -43,5 +45,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gate(args) => gate::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::TlsCert(args) => tls_cert::run(args),
     }
 }
