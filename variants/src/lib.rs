@@ -101,13 +101,14 @@
 
 pub use hullsweep_kernel as kernel;
 pub use hullsweep_kernel::{
-    Combo, DEFAULT_BARS, DEFAULT_FEE_PCT, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream,
-    Grid, GridSpec, KernelError, Metrics, SweepResult, ValidClose, ValidSeries, WINDOW_NAMES,
-    default_close, default_params, derive_windows, derive_windows2, gbm, grid, grid2,
+    Combo, DEFAULT_BARS, DEFAULT_FEE_PCT, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, Event,
+    GbmStream, Grid, GridSpec, KernelError, Metrics, SweepResult, Trade, ValidClose, ValidSeries,
+    WINDOW_NAMES, default_close, default_params, derive_windows, derive_windows2, gbm, grid, grid2,
     validate_close, validate_fee, validate_params, validate_params_and_fee, window,
 };
 
 pub mod checked;
+pub mod live;
 pub mod metrics;
 pub mod prealloc;
 pub mod rayon;
@@ -116,6 +117,7 @@ pub mod simd;
 pub mod stream;
 pub mod unchecked;
 
+pub use live::{Live, LiveStats, Position, trades};
 pub use prealloc::Backtest;
 pub use stream::Sweeper;
 

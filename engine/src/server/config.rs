@@ -1,0 +1,183 @@
+//! What a server is told (Config, its defaults and validation) and what its connections share
+//! (Shared: the loaded-series, in-flight and connection counts), plus the server's error type.
+
+use crate::protocol::{self, Inflight};
+use crate::server::Token;
+use hullsweep_kernel::DEFAULT_FEE_PCT;
+use hullsweep_variants::{Threads, Variant};
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A system call failed while binding, accepting or serving.
+    #[error("{context}: {source}")]
+    Io {
+        /// What the server was doing, naming the path or address involved.
+        context: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// A setting, token or socket path was refused before anything was bound; the message
+    /// names the bad value and the accepted range.
+    #[error("bad configuration: {0}")]
+    Config(String),
+}
+
+pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> EngineError {
+    let context = context.into();
+    move |source| EngineError::Io { context, source }
+}
+
+/// The variant the server runs unless told otherwise: the fastest one available.
+///
+/// `fastest` is the variants crate's own choice for this machine once it has landed; until then
+/// the names are tried fastest first. Names that do not exist are skipped; `reference` always does.
+pub fn default_variant() -> Variant {
+    const FASTEST_FIRST: &[&str] = &[
+        "fastest",
+        "rayon",
+        "simd",
+        "prealloc",
+        "unchecked",
+        "checked",
+        "reference",
+    ];
+    FASTEST_FIRST
+        .iter()
+        .find_map(|n| Variant::from_name(n))
+        .unwrap_or(Variant::Reference)
+}
+
+/// The default bound on receive buffers over all connections: 4 GiB, so that with the default
+/// 1 GiB of loaded series and replies (at most a third of their requests) a 24 GB machine keeps
+/// well over half its memory.
+pub const DEFAULT_MAX_INFLIGHT: u64 = 4 << 30;
+
+/// The default time a frame may go without a byte arriving: long enough for TCP to retransmit
+/// a few times, short enough that stalled clients give their slots back within seconds.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything a server needs to know; shared read-only by all its connections.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The implementation every sweep runs; all give bit-identical results, so only speed differs.
+    pub variant: Variant,
+    /// Worker threads for the parallel variants (ignored by the serial ones).
+    pub threads: Threads,
+    /// Protocol v1 carries no fee, so every sweep uses this one.
+    pub fee_pct: f64,
+    /// Requests longer than this are refused before anything is allocated for them.
+    pub max_frame: u32,
+    /// Total bytes of series loaded by opcode 2, over all connections.
+    pub max_loaded_bytes: u64,
+    /// Connections served at once; more are answered with an error frame and closed.
+    pub max_connections: usize,
+    /// Bytes of receive buffers over all connections; a frame that would pass it is refused.
+    pub max_inflight: u64,
+    /// A frame that goes this long without a byte arriving is refused and its connection closed.
+    pub read_timeout: Duration,
+    /// A connection with no frame under way for this long is closed; `None` keeps it open.
+    pub idle_timeout: Option<Duration>,
+    /// When set, every connection must present it in a hello (opcode 7) before anything else.
+    /// Required to bind TCP beyond loopback.
+    pub token: Option<Token>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            variant: default_variant(),
+            threads: Threads::Auto,
+            fee_pct: DEFAULT_FEE_PCT,
+            max_frame: protocol::DEFAULT_MAX_FRAME,
+            max_loaded_bytes: 1 << 30,
+            max_connections: 256,
+            max_inflight: DEFAULT_MAX_INFLIGHT,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            idle_timeout: None,
+            token: None,
+        }
+    }
+}
+
+impl Config {
+    /// Refuses settings the protocol cannot honour.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        if !self.fee_pct.is_finite() {
+            return Err(EngineError::Config(format!(
+                "fee {} must be a finite number",
+                self.fee_pct
+            )));
+        }
+        if self.max_frame > protocol::MAX_FRAME_LIMIT || self.max_frame < 1 {
+            return Err(EngineError::Config(format!(
+                "max frame {} must be in 1..={} (the length's top bit flags errors)",
+                self.max_frame,
+                protocol::MAX_FRAME_LIMIT
+            )));
+        }
+        if self.max_connections == 0 {
+            return Err(EngineError::Config("max connections must be >= 1".into()));
+        }
+        if self.max_inflight == 0 {
+            return Err(EngineError::Config(
+                "max in-flight bytes must be >= 1".into(),
+            ));
+        }
+        if self.read_timeout.is_zero() {
+            return Err(EngineError::Config(
+                "read timeout must be > 0: without it stalled clients keep their slots".into(),
+            ));
+        }
+        if self.idle_timeout.is_some_and(|t| t.is_zero()) {
+            return Err(EngineError::Config(
+                "idle timeout must be > 0 (None keeps idle connections open)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// State shared by every connection of one server.
+pub struct Shared {
+    pub(super) config: Config,
+    pub(super) loaded_bytes: AtomicU64,
+    pub(super) inflight: Inflight,
+    pub(super) connections: AtomicUsize,
+    pub(super) epoch: Instant,
+}
+
+impl Shared {
+    /// Fresh state for a server running `config`: nothing loaded, no connections. Fails with
+    /// [`EngineError::Config`] when [`Config::validate`] refuses the settings.
+    pub fn new(config: Config) -> Result<Arc<Shared>, EngineError> {
+        config.validate()?;
+        Ok(Arc::new(Shared {
+            inflight: Inflight::new(config.max_inflight),
+            config,
+            loaded_bytes: AtomicU64::new(0),
+            connections: AtomicUsize::new(0),
+            epoch: Instant::now(),
+        }))
+    }
+
+    /// Bytes of loaded series currently held, over all connections.
+    pub fn loaded_bytes(&self) -> u64 {
+        self.loaded_bytes.load(Ordering::SeqCst)
+    }
+
+    /// Bytes of receive buffers currently held, over all connections (`max_inflight` bounds it).
+    pub fn inflight_bytes(&self) -> u64 {
+        self.inflight.used()
+    }
+
+    /// Connections holding a slot now (`max_connections` bounds it).
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
+    }
+}

@@ -1,0 +1,83 @@
+//! A connection's phase (idle, reading, busy, closed) and time of last progress, shared by its
+//! thread and the accept loop so that stalled connections are timed out without a timer thread.
+
+use crate::protocol::Watch;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Where a connection stands, for the accept loop's timeouts.
+pub(super) const IDLE: u8 = 0;
+pub(super) const READING: u8 = 1;
+pub(super) const BUSY: u8 = 2;
+pub(super) const CLOSED: u8 = 3;
+
+/// A connection's phase and the time of its last progress: written by its thread, read by the
+/// accept loop, which closes connections stalled past a timeout (no thread per timer).
+///
+/// Whoever moves the phase out of `IDLE` or `READING` owns the socket's write side: the thread
+/// to reply, or the accept loop to send the timeout's error frame. So they never interleave.
+pub(super) struct ConnWatch {
+    pub(super) phase: AtomicU8,
+    /// Nanoseconds since the server's epoch.
+    stamp: AtomicU64,
+    epoch: Instant,
+    /// Until its hello, a connection's bytes do not count as progress: a stranger has the read
+    /// timeout from connecting, however slowly it sends.
+    before_hello: AtomicBool,
+}
+
+impl ConnWatch {
+    pub(super) fn new(before_hello: bool, epoch: Instant) -> ConnWatch {
+        let w = ConnWatch {
+            phase: AtomicU8::new(if before_hello { READING } else { IDLE }),
+            stamp: AtomicU64::new(0),
+            epoch,
+            before_hello: AtomicBool::new(before_hello),
+        };
+        w.stamp.store(w.now(), Ordering::SeqCst);
+        w
+    }
+
+    pub(super) fn hello_accepted(&self) {
+        self.before_hello.store(false, Ordering::SeqCst);
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    fn stamp(&self) {
+        if !self.before_hello.load(Ordering::Relaxed) {
+            self.stamp.store(self.now(), Ordering::SeqCst);
+        }
+    }
+
+    pub(super) fn claim(&self, from: u8, to: u8) -> bool {
+        self.stamp();
+        self.phase
+            .compare_exchange(from, to, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
+    /// How long since the last progress.
+    pub(super) fn quiet(&self) -> Duration {
+        Duration::from_nanos(self.now().saturating_sub(self.stamp.load(Ordering::SeqCst)))
+    }
+}
+
+impl Watch for ConnWatch {
+    fn frame_started(&self) -> bool {
+        self.stamp();
+        match self
+            .phase
+            .compare_exchange(IDLE, READING, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) | Err(READING) => true,
+            Err(_) => false,
+        }
+    }
+
+    fn progress(&self) {
+        self.stamp();
+    }
+}
