@@ -35,7 +35,7 @@ pub mod server;
 pub mod tls;
 
 pub use client::{Client, ClientError};
-pub use tls::{TlsAcceptor, TlsConnector, TlsFileError};
 pub use server::{
     Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,
 };
+pub use tls::{TlsAcceptor, TlsConnector, TlsFileError};
