@@ -1,9 +1,5 @@
-//! TLS for the engine's TCP transport (rustls with the ring provider, TLS 1.3 only): the server's
-//! certificate and key from PEM files, and clients that verify the server by a CA or a pin.
-//!
-//! The server side splits one rustls session between its connection's reader and writer (and
-//! the accept loop, which writes timeout frames) without holding the lock across a socket read,
-//! so the thread-per-connection model, the read timeouts and the limits work as on plain TCP.
+//! TLS identities for the engine's TCP transport (rustls, ring provider, TLS 1.3 only): the
+//! server's certificate and key from PEM files, and clients that verify it by a CA or a pin.
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
@@ -11,10 +7,10 @@ use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, ServerConfig, SignatureScheme};
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::TcpStream;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// A certificate, key or CA file that cannot be used; the message names the file and the problem.
 #[derive(Debug, thiserror::Error)]
@@ -73,7 +69,10 @@ pub fn fingerprint(der: &[u8]) -> String {
 
 /// The server's TLS identity: its certificate chain and private key, ready to accept sessions.
 #[derive(Clone, Debug)]
-pub struct TlsAcceptor(Arc<ServerConfig>);
+pub struct TlsAcceptor {
+    config: Arc<ServerConfig>,
+    fingerprint: String,
+}
 
 impl TlsAcceptor {
     /// Loads `cert` (the server's certificate first, then any intermediates, PEM) and `key` (its
@@ -81,6 +80,7 @@ impl TlsAcceptor {
     /// be read or parsed, or when the key is not the certificate's.
     pub fn from_pem_files(cert: &Path, key: &Path) -> Result<TlsAcceptor, TlsFileError> {
         let chain = read_certs("certificate file", cert)?;
+        let leaf = fingerprint(&chain[0]);
         let key_der = PrivateKeyDer::from_pem_file(key).map_err(|e| match e {
             pem::Error::Io(e) => {
                 TlsFileError::new("private key file", key, format!("cannot read it: {e}"))
@@ -105,179 +105,20 @@ impl TlsAcceptor {
                     format!("cannot be served with the key in {}: {e}", key.display()),
                 )
             })?;
-        Ok(TlsAcceptor(Arc::new(config)))
+        Ok(TlsAcceptor {
+            config: Arc::new(config),
+            fingerprint: leaf,
+        })
     }
 
-    /// A fresh server session over an accepted TCP stream; the handshake runs on first read.
-    pub(crate) fn accept(&self, sock: TcpStream) -> io::Result<Arc<ServerTls>> {
-        let conn = rustls::ServerConnection::new(Arc::clone(&self.0)).map_err(io::Error::other)?;
-        Ok(Arc::new(ServerTls {
-            conn: Mutex::new(conn),
-            sock,
-        }))
-    }
-}
-
-/// One server TLS session, shared by its connection's reader and writer and the accept loop.
-///
-/// The lock is never held across a blocking socket read, so the accept loop can still write an
-/// encrypted timeout frame to a connection whose thread waits for bytes.
-pub(crate) struct ServerTls {
-    conn: Mutex<rustls::ServerConnection>,
-    sock: TcpStream,
-}
-
-impl ServerTls {
-    fn lock(&self) -> MutexGuard<'_, rustls::ServerConnection> {
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    /// The rustls configuration every connection's session starts from.
+    pub(crate) fn config(&self) -> &Arc<ServerConfig> {
+        &self.config
     }
 
-    /// The plaintext reader and writer of this session.
-    pub(crate) fn split(self: &Arc<Self>) -> (TlsReader, TlsWriter) {
-        let reader = TlsReader {
-            tls: Arc::clone(self),
-            raw: vec![0; 16 * 1024 + 512],
-            start: 0,
-            end: 0,
-        };
-        (reader, TlsWriter(Arc::clone(self)))
-    }
-
-    /// The TCP socket under the session (to shut it down).
-    pub(crate) fn socket(&self) -> &TcpStream {
-        &self.sock
-    }
-
-    /// Encrypts `bytes` and sends what the socket takes without waiting; if the session is busy
-    /// (its thread mid-write) or not yet established, nothing is sent. For the accept loop.
-    pub(crate) fn send_best_effort(&self, bytes: &[u8]) {
-        let Ok(mut conn) = self.conn.try_lock() else {
-            return;
-        };
-        if conn.is_handshaking() {
-            return;
-        }
-        let _ = conn.writer().write_all(bytes);
-        let mut out = NoWait(&self.sock);
-        while conn.wants_write() {
-            if conn.write_tls(&mut out).is_err() {
-                break;
-            }
-        }
-    }
-}
-
-/// A socket writer that never blocks: a full send buffer is an error.
-struct NoWait<'a>(&'a TcpStream);
-
-impl Write for NoWait<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        use rustix::net::{SendFlags, send};
-        Ok(send(
-            self.0,
-            buf,
-            SendFlags::DONTWAIT | SendFlags::NOSIGNAL,
-        )?)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Sends every TLS record the session has queued (handshake messages, alerts, data).
-fn flush_tls(conn: &mut rustls::ServerConnection, mut sock: &TcpStream) -> io::Result<()> {
-    while conn.wants_write() {
-        conn.write_tls(&mut sock)?;
-    }
-    Ok(())
-}
-
-/// The plaintext side of a server session for reading: decrypts as bytes arrive, and drives the
-/// handshake on first use. A TLS protocol error (a plaintext client, a bad record) is an
-/// [`io::ErrorKind::InvalidData`] error, which ends that connection only.
-pub(crate) struct TlsReader {
-    tls: Arc<ServerTls>,
-    /// Bytes read from the socket and not yet given to rustls.
-    raw: Vec<u8>,
-    start: usize,
-    end: usize,
-}
-
-impl Read for TlsReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            {
-                let mut conn = self.tls.lock();
-                loop {
-                    match conn.reader().read(buf) {
-                        Ok(n) => return Ok(n),
-                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
-                        Err(e) => return Err(e),
-                    }
-                    if self.start == self.end {
-                        break;
-                    }
-                    let mut pending = &self.raw[self.start..self.end];
-                    let taken = conn.read_tls(&mut pending)?;
-                    self.start += taken;
-                    if let Err(e) = conn.process_new_packets() {
-                        // Tell the peer why (an alert), then end the connection.
-                        let _ = flush_tls(&mut conn, &self.tls.sock);
-                        return Err(io::Error::new(io::ErrorKind::InvalidData, e));
-                    }
-                    flush_tls(&mut conn, &self.tls.sock)?;
-                    if taken == 0 && self.start < self.end {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            "TLS session takes no more bytes",
-                        ));
-                    }
-                }
-            }
-            // Nothing decrypted is waiting: wait for the socket without holding the session.
-            let n = (&self.tls.sock).read(&mut self.raw)?;
-            self.start = 0;
-            self.end = n;
-            if n == 0 {
-                // End of stream: rustls then reports a clean close or an unexpected EOF.
-                let mut conn = self.tls.lock();
-                conn.read_tls(&mut io::empty())?;
-                if let Err(e) = conn.process_new_packets() {
-                    return Err(io::Error::new(io::ErrorKind::InvalidData, e));
-                }
-                return match conn.reader().read(buf) {
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(0),
-                    other => other,
-                };
-            }
-        }
-    }
-}
-
-/// The plaintext side of a server session for writing: each write is encrypted and sent
-/// before it returns (the socket's send timeout bounds a client that does not read).
-pub(crate) struct TlsWriter(Arc<ServerTls>);
-
-impl Write for TlsWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut conn = self.0.lock();
-        let n = conn.writer().write(buf)?;
-        flush_tls(&mut conn, &self.0.sock)?;
-        Ok(n)
-    }
-
-    /// A reply's head and body go out in the same records, as one send where they fit.
-    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        let mut conn = self.0.lock();
-        let n = conn.writer().write_vectored(bufs)?;
-        flush_tls(&mut conn, &self.0.sock)?;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let mut conn = self.0.lock();
-        flush_tls(&mut conn, &self.0.sock)
+    /// The SHA-256 of the server's certificate (hex), which clients that pin it compare.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
     }
 }
 
