@@ -74,6 +74,12 @@ pub struct TlsAcceptor {
     fingerprint: String,
 }
 
+// The configuration is immutable once built, and rustls's session cache inside it guards itself
+// with a lock, so a panic elsewhere cannot leave it half-changed: sharing it across
+// `catch_unwind` (as `Config` is, in servers and tests) is sound.
+impl std::panic::RefUnwindSafe for TlsAcceptor {}
+impl std::panic::UnwindSafe for TlsAcceptor {}
+
 impl TlsAcceptor {
     /// Loads `cert` (the server's certificate first, then any intermediates, PEM) and `key` (its
     /// private key: PKCS#8, PKCS#1 RSA or SEC1 EC, PEM). Fails naming the file when either cannot
