@@ -278,3 +278,40 @@ fn bad_certificate_and_key_files_are_named() {
         .to_string();
     assert!(m.starts_with("pinned certificate file"), "{m}");
 }
+
+#[test]
+fn a_stranger_stalling_its_handshake_gives_its_slot_back_within_the_read_timeout() {
+    let pki = Pki::new(&["localhost"]);
+    let server = tls_server(
+        &pki,
+        Config {
+            token: Some(Token::new(b"a token of more than sixteen bytes".to_vec()).unwrap()),
+            read_timeout: Duration::from_millis(300),
+            ..small_config()
+        },
+    );
+    let port = server.tcp_port();
+    // One says nothing; one sends the first bytes of a TLS record and stops.
+    let silent = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut partial = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    std::io::Write::write_all(&mut partial, &[0x16, 0x03, 0x01, 0x02]).unwrap();
+    let start = Instant::now();
+    while server.shared.connections() < 2 {
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "the server never took both connections"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    while server.shared.connections() != 0 {
+        assert!(
+            start.elapsed() < Duration::from_millis(300 + 1000),
+            "a stalled handshake kept its slot past the read timeout"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop((silent, partial));
+    let mut c = connect("localhost", port, &pki.by_ca()).unwrap();
+    c.hello(b"a token of more than sixteen bytes").unwrap();
+    assert_serves_exactly(&mut c);
+}
