@@ -147,3 +147,58 @@ def test_engine_readme_python_snippet_runs_as_written(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "refused:" in run.stdout and "-1" in run.stdout, run.stdout
+
+
+def test_a_live_stream_replays_bar_by_bar_as_the_batch_sweep(tmp_path):
+    """Over the Unix socket: a series with missing bars pushed one bar at a time (and the same
+    in uneven chunks) gives the batch sweep's (pnl, trades) bit for bit, every closed trade
+    once, summing to its combo's pnl in order; bad prices and unknown ids are refused by name."""
+    binary = str(engine_binary())
+    sock = tmp_path / "s.sock"
+    proc = subprocess.Popen([binary, "serve", "--unix", str(sock), "--variant", "reference"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        x = series(2000)
+        x[[3, 400, 401, 402, 1999]] = np.nan
+        with hc.Client.unix(str(sock)) as c:
+            want_pnl, want_trades = c.sweep(x, PARAMS)
+            for chunks in ([1] * x.size, [1, 5, 300, 2, 700, 992]):
+                sid = c.open_stream(PARAMS, 0.09)
+                closes, at = [], 0
+                for n in chunks:
+                    bars, cl, op = c.push(sid, x[at:at + n])
+                    at += n
+                    assert bars == at
+                    closes.append(cl.copy())
+                    # Each open is at a bar of this push, combos ascending within a bar.
+                    assert np.all((op["bar"] >= at - n) & (op["bar"] < at))
+                    assert np.all(np.abs(op["side"]) == 1)
+                state = c.stream_state(sid)
+                pnl, trades = c.close_stream(sid)
+                assert state["bars"] == x.size
+                assert np.array_equal(pnl.view(np.int64), want_pnl.view(np.int64))
+                assert np.array_equal(trades, want_trades)
+                assert np.array_equal(state["pnl"].view(np.int64), want_pnl.view(np.int64))
+                log = np.concatenate(closes)
+                for k in range(len(PARAMS)):
+                    mine = log[log["combo"] == k]
+                    assert mine.size == want_trades[k]
+                    assert np.all(mine["exit_bar"][:-1] <= mine["entry_bar"][1:])
+                    total = 0.0
+                    for t in mine["pnl"]:
+                        total += float(t)
+                    assert np.float64(total).view(np.int64) == want_pnl[k:k + 1].view(np.int64)[0]
+            sid = c.open_stream(PARAMS, 0.09)
+            c.push(sid, x[:100])
+            bad = x[100:120].copy()
+            bad[4] = 0.0
+            with pytest.raises(hc.EngineError, match="bad price 0 at index 104"):
+                c.push(sid, bad)
+            assert c.stream_state(sid)["bars"] == 100
+            c.close_stream(sid)
+            with pytest.raises(hc.EngineError, match=f"unknown stream id {sid}"):
+                c.push(sid, [100.0])
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0

@@ -4,7 +4,8 @@
 
 use crate::protocol::{self, COMBO_BYTES};
 use crate::tls::TlsConnector;
-use hullsweep_kernel::{Combo, SweepResult};
+use hullsweep_kernel::{Combo, Event, SweepResult};
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -41,6 +42,8 @@ pub struct Client {
     child: Option<Child>,
     max_reply: u32,
     socket: Option<Socket>,
+    /// The combo count of each stream this client opened, to check its replies.
+    streams: HashMap<u64, usize>,
 }
 
 /// A handle on the socket under a socket client, kept to set timeouts.
@@ -57,6 +60,7 @@ impl Client {
             child: None,
             max_reply: protocol::MAX_FRAME_LIMIT,
             socket: None,
+            streams: HashMap::new(),
         }
     }
 
@@ -284,6 +288,73 @@ impl Client {
         let head = protocol::request_head(protocol::OP_DROP, 0, 0, Some(id));
         self.call(&[&head])?;
         Ok(())
+    }
+
+    /// Opcode 8: opens a live stream of `params` at `fee_pct` on this connection; returns its
+    /// id. The server checks the combos and the fee, and refuses a stream over its limits.
+    pub fn open_stream(&mut self, params: &[Combo], fee_pct: f64) -> Result<u64, ClientError> {
+        let (_, n_combos) = Self::counts(&[], params)?;
+        let mut head = protocol::request_head(protocol::OP_STREAM_OPEN, 0, n_combos, Some(0));
+        head[4 + protocol::HEADER_LEN..].copy_from_slice(&fee_pct.to_le_bytes());
+        let body = self.call(&[&head, &le(params.as_flattened())])?;
+        let id: [u8; 8] = body.try_into().map_err(|b: Vec<u8>| {
+            ClientError::Protocol(format!("open reply of {} bytes", b.len()))
+        })?;
+        let id = u64::from_le_bytes(id);
+        self.streams.insert(id, params.len());
+        Ok(id)
+    }
+
+    /// Opcode 9: pushes `bars` (NaN = missing bar) to stream `stream` and appends the events
+    /// they caused to `events`, in bar order (combos ascending, a close before its open), as
+    /// `hullsweep_variants::Live::push_many` gives them; returns the stream's bar count after.
+    /// A bad price is refused by the server, naming its bar in the whole stream, and nothing
+    /// of the push is applied.
+    pub fn push(
+        &mut self,
+        stream: u64,
+        bars: &[f64],
+        events: &mut Vec<Event>,
+    ) -> Result<u64, ClientError> {
+        let (n_bars, _) = Self::counts(bars, &[])?;
+        let head = protocol::push_head(stream, n_bars);
+        let body = self.call(&[&head, &le(bars)])?;
+        let n = self.stream_combos(stream);
+        let (count, got) = protocol::decode_events(&body, n).map_err(ClientError::Protocol)?;
+        events.extend(got);
+        Ok(count)
+    }
+
+    /// Opcode 10: closes stream `stream`; returns every combo's final `(pnl, trades)`, the
+    /// batch sweep of the bars pushed.
+    pub fn close_stream(&mut self, stream: u64) -> Result<SweepResult, ClientError> {
+        let head = protocol::request_head(protocol::OP_STREAM_CLOSE, 0, 0, Some(stream));
+        let body = self.call(&[&head]);
+        let n = self.streams.remove(&stream);
+        let body = body?;
+        let n = n.unwrap_or(body.len() / 16);
+        Ok(protocol::decode_sweep_reply(&body, n, false)
+            .map_err(ClientError::Protocol)?
+            .0)
+    }
+
+    /// Opcode 11: stream `stream`'s bar count, result so far and open positions.
+    pub fn stream_state(&mut self, stream: u64) -> Result<protocol::StreamState, ClientError> {
+        let head = protocol::request_head(protocol::OP_STREAM_STATE, 0, 0, Some(stream));
+        let body = self.call(&[&head])?;
+        let n = match self.streams.get(&stream) {
+            Some(&n) => n,
+            None => body.len().saturating_sub(8) / 40,
+        };
+        protocol::decode_state(&body, n).map_err(ClientError::Protocol)
+    }
+
+    /// The combos of a stream this client opened; any count for one it did not (raw frames).
+    fn stream_combos(&self, stream: u64) -> usize {
+        self.streams
+            .get(&stream)
+            .copied()
+            .unwrap_or(u32::MAX as usize)
     }
 }
 

@@ -32,7 +32,7 @@ fn skippable_bad_requests_get_an_error_and_the_connection_goes_on() {
     huge_counts.extend_from_slice(&u32::MAX.to_le_bytes());
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (frame(&[]), "empty request body"),
-        (frame(&[8, 1, 2]), "unknown opcode 8"),
+        (frame(&[12, 1, 2]), "unknown opcode 12"),
         (frame(&[OP_SWEEP, 1, 0]), "shorter than the 9-byte header"),
         (mismatched, "disagrees with n_bars = 100, n_combos = 7"),
         (frame(&huge_counts), "n_bars = 4294967295"),

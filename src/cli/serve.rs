@@ -6,7 +6,10 @@ use anyhow::{Context, bail};
 use hullsweep::Variant;
 use hullsweep::kernel::DEFAULT_FEE_PCT;
 use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
-use hullsweep_engine::server::{DEFAULT_MAX_INFLIGHT, DEFAULT_READ_TIMEOUT};
+use hullsweep_engine::server::{
+    DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT,
+};
 use hullsweep_engine::{Config, Server, TlsAcceptor, Token};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
@@ -61,7 +64,8 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     fee: f64,
-    /// Total bytes of series that clients may keep loaded (opcode 2), over all connections.
+    /// Total bytes of series that clients may keep loaded (opcode 2) and of live streams' state
+    /// (opcode 8), over all connections.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
     max_loaded: u64,
     /// Connections served at once; more are refused with an error frame.
@@ -79,6 +83,16 @@ pub struct Args {
     /// hold a connection through long pauses (notebooks, pools) expect.
     #[arg(long, value_name = "SECS", default_value_t = 0.0, value_parser = seconds)]
     idle_timeout: f64,
+    /// Combos one live stream (opcode 8) may run; a larger open is refused by name. Each combo's
+    /// state (about 150 bytes) and each stream's last bars count against --max-loaded.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STREAM_COMBOS)]
+    max_stream_combos: usize,
+    /// Live streams one connection may hold open at once (they close with it).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STREAMS_PER_CONNECTION)]
+    max_streams_per_connection: usize,
+    /// Live streams open at once over all connections.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STREAMS)]
+    max_streams: usize,
     /// File holding the access token (16..=1024 bytes, surrounding whitespace removed); every
     /// connection must present it in a hello (opcode 7) first. Required to bind TCP beyond loopback.
     #[arg(long, value_name = "PATH")]
@@ -161,6 +175,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_inflight: args.max_inflight,
         read_timeout: Duration::from_secs_f64(args.read_timeout),
         idle_timeout: (args.idle_timeout > 0.0).then(|| Duration::from_secs_f64(args.idle_timeout)),
+        max_stream_combos: args.max_stream_combos,
+        max_streams_per_connection: args.max_streams_per_connection,
+        max_streams: args.max_streams,
         token: match &args.token_file {
             Some(path) => {
                 warn_if_readable_by_others("token file", path);

@@ -75,6 +75,40 @@ impl Inflight {
     fn give(&self, bytes: u64) {
         self.used.fetch_sub(bytes, Ordering::SeqCst);
     }
+
+    /// Takes `bytes` from the budget until the returned guard is dropped (for memory a request
+    /// will need beyond its receive buffer, charged before it is allocated); `Err(used)` when
+    /// they do not fit, with the bytes held at that moment.
+    pub fn reserve(&self, bytes: u64) -> Result<Reservation<'_>, u64> {
+        self.take(bytes)?;
+        Ok(Reservation {
+            budget: self,
+            bytes,
+        })
+    }
+}
+
+/// Bytes taken from an [`Inflight`] budget, given back on drop.
+#[derive(Debug)]
+pub struct Reservation<'a> {
+    budget: &'a Inflight,
+    bytes: u64,
+}
+
+impl Reservation<'_> {
+    /// Gives back all but `bytes` of the reservation (nothing when it holds no more).
+    pub fn shrink_to(&mut self, bytes: u64) {
+        if bytes < self.bytes {
+            self.budget.give(self.bytes - bytes);
+            self.bytes = bytes;
+        }
+    }
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.budget.give(self.bytes);
+    }
 }
 
 /// A reusable, 8-byte-aligned receive buffer (one per connection) that grows as bytes arrive.

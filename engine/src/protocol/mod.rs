@@ -3,20 +3,26 @@
 //!
 //! [`frame`] reads and writes length-prefixed frames within the memory budget, [`request`]
 //! parses and encodes request bodies, [`reply`] the generic reply and error frames, [`sweep`]
-//! the sweep family's reply, and [`wire`] the little-endian array codecs they share.
+//! the sweep family's reply, [`stream`] the stream family's (opcodes 8..=11), and [`wire`] the little-endian array codecs they share.
 
 pub mod frame;
 pub mod reply;
 pub mod request;
+pub mod stream;
 pub mod sweep;
 pub mod wire;
 
 pub use frame::{
-    BodyBuf, Frame, FrameError, Inflight, Watch, read_frame, read_full, write_all_vectored,
+    BodyBuf, Frame, FrameError, Inflight, Reservation, Watch, read_frame, read_full,
+    write_all_vectored,
 };
 pub use reply::{encode_error, encode_reply, read_reply};
 pub use request::{
     ProtocolError, Request, encode_hello, encode_request, parse_request, request_head,
+};
+pub use stream::{
+    OP_STREAM_CLOSE, OP_STREAM_OPEN, OP_STREAM_PUSH, OP_STREAM_STATE, StreamState, decode_events,
+    decode_state, encode_events, encode_open, encode_state, push_head,
 };
 pub use sweep::{decode_sweep_reply, encode_sweep_reply};
 pub use wire::{combos_from_le, f64s_from_le, put_f64s, put_i64s};

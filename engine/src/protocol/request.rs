@@ -12,9 +12,9 @@ pub enum ProtocolError {
     /// The body has no bytes at all, so not even an opcode.
     #[error("empty request body: a request needs at least its 1-byte opcode")]
     EmptyBody,
-    /// The first byte is none of the opcodes `OP_SWEEP`..=`OP_HELLO` (0..=7); it is carried.
+    /// The first byte is none of the opcodes `OP_SWEEP`..=`OP_STREAM_STATE` (0..=11); it is carried.
     #[error(
-        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded, 7 hello)"
+        "unknown opcode {0} (known: 0 sweep, 1 echo, 2 load, 3 sweep loaded, 4 drop, 5 timed sweep, 6 timed sweep loaded, 7 hello, 8 open stream, 9 push, 10 close stream, 11 stream state)"
     )]
     UnknownOpcode(u8),
     /// The body is shorter than its opcode's fixed header ([`HEADER_LEN`] or [`ID_HEADER_LEN`]).
@@ -98,6 +98,30 @@ pub enum Request<'a> {
         /// The token's raw bytes, borrowed from the body (compared in constant time by the server).
         token: &'a [u8],
     },
+    /// Opcode 8: open a live stream of `params` at `fee_pct` on this connection.
+    StreamOpen {
+        /// The fee per closed trade in percentage points, carried where other opcodes carry an id.
+        fee_pct: f64,
+        /// The window combos to run, not yet validated.
+        params: Cow<'a, [Combo]>,
+    },
+    /// Opcode 9: push `bars` to stream `id`, in order.
+    StreamPush {
+        /// The id an open on this connection replied.
+        id: u64,
+        /// The close prices, one per bar (NaN = missing bar), not yet validated.
+        bars: Cow<'a, [f64]>,
+    },
+    /// Opcode 10: close stream `id` and reply its final result.
+    StreamClose {
+        /// The id of the stream to close.
+        id: u64,
+    },
+    /// Opcode 11: reply stream `id`'s state without changing it.
+    StreamState {
+        /// The id of the stream to report.
+        id: u64,
+    },
 }
 
 /// Parses one request body. Counts are never trusted beyond the body: its exact length is
@@ -107,6 +131,8 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
     let need = match opcode {
         OP_SWEEP | OP_ECHO | OP_LOAD | OP_SWEEP_TIMED | OP_HELLO => HEADER_LEN,
         OP_SWEEP_LOADED | OP_SWEEP_LOADED_TIMED | OP_DROP => ID_HEADER_LEN,
+        // An open carries its fee in the id's place, so its params are aligned as opcode 3's.
+        OP_STREAM_OPEN | OP_STREAM_PUSH | OP_STREAM_CLOSE | OP_STREAM_STATE => ID_HEADER_LEN,
         _ => return Err(ProtocolError::UnknownOpcode(opcode)),
     };
     if body.len() < need {
@@ -171,11 +197,35 @@ pub fn parse_request(body: &[u8]) -> Result<Request<'_>, ProtocolError> {
                 token: &body[need..close_end],
             }
         }
-        _ => {
+        OP_DROP => {
             must_be_zero("n_bars", n_bars)?;
             must_be_zero("n_combos", n_combos)?;
             Request::Drop {
                 id: u64_at(body, HEADER_LEN),
+            }
+        }
+        OP_STREAM_OPEN => {
+            must_be_zero("n_bars", n_bars)?;
+            Request::StreamOpen {
+                fee_pct: f64::from_bits(u64_at(body, HEADER_LEN)),
+                params: params(),
+            }
+        }
+        OP_STREAM_PUSH => {
+            must_be_zero("n_combos", n_combos)?;
+            Request::StreamPush {
+                id: u64_at(body, HEADER_LEN),
+                bars: close(),
+            }
+        }
+        _ => {
+            must_be_zero("n_bars", n_bars)?;
+            must_be_zero("n_combos", n_combos)?;
+            let id = u64_at(body, HEADER_LEN);
+            if opcode == OP_STREAM_CLOSE {
+                Request::StreamClose { id }
+            } else {
+                Request::StreamState { id }
             }
         }
     })
@@ -303,7 +353,8 @@ mod tests {
         assert!(matches!(e, ProtocolError::LengthMismatch { .. }), "{e}");
         assert!(e.to_string().contains("4294967295"));
         assert_eq!(parse_request(&[]), Err(ProtocolError::EmptyBody));
-        assert_eq!(parse_request(&[9]), Err(ProtocolError::UnknownOpcode(9)));
+        // 12 is the first opcode past the stream family (8..=11).
+        assert_eq!(parse_request(&[12]), Err(ProtocolError::UnknownOpcode(12)));
         assert!(matches!(
             parse_request(&[0, 1, 0]),
             Err(ProtocolError::ShortHeader { .. })

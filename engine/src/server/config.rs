@@ -63,6 +63,16 @@ pub const DEFAULT_MAX_INFLIGHT: u64 = 4 << 30;
 /// a few times, short enough that stalled clients give their slots back within seconds.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The default bound on combos per live stream: a 10,000-combo grid with room to spare; each
+/// combo costs about 150 bytes of state, charged to `max_loaded_bytes`.
+pub const DEFAULT_MAX_STREAM_COMBOS: usize = 65_536;
+
+/// The default bound on live streams per connection.
+pub const DEFAULT_MAX_STREAMS_PER_CONNECTION: usize = 64;
+
+/// The default bound on live streams over all connections.
+pub const DEFAULT_MAX_STREAMS: usize = 1024;
+
 /// Everything a server needs to know; shared read-only by all its connections.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -84,6 +94,12 @@ pub struct Config {
     pub read_timeout: Duration,
     /// A connection with no frame under way for this long is closed; `None` keeps it open.
     pub idle_timeout: Option<Duration>,
+    /// Combos one live stream (opcode 8) may run.
+    pub max_stream_combos: usize,
+    /// Live streams one connection may hold open at once.
+    pub max_streams_per_connection: usize,
+    /// Live streams open at once over all connections.
+    pub max_streams: usize,
     /// When set, every connection must present it in a hello (opcode 7) before anything else.
     /// Required to bind TCP beyond loopback.
     pub token: Option<Token>,
@@ -105,6 +121,9 @@ impl Default for Config {
             max_inflight: DEFAULT_MAX_INFLIGHT,
             read_timeout: DEFAULT_READ_TIMEOUT,
             idle_timeout: None,
+            max_stream_combos: DEFAULT_MAX_STREAM_COMBOS,
+            max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
+            max_streams: DEFAULT_MAX_STREAMS,
             token: None,
             tls: None,
             insecure_plaintext: false,
@@ -141,6 +160,25 @@ impl Config {
                 "read timeout must be > 0: without it stalled clients keep their slots".into(),
             ));
         }
+        for (value, name) in [
+            (self.max_stream_combos, "max stream combos"),
+            (
+                self.max_streams_per_connection,
+                "max streams per connection",
+            ),
+            (self.max_streams, "max streams"),
+        ] {
+            if value == 0 {
+                return Err(EngineError::Config(format!("{name} must be >= 1, got 0")));
+            }
+        }
+        if self.max_stream_combos > u32::MAX as usize {
+            return Err(EngineError::Config(format!(
+                "max stream combos {} must be <= {} (a request counts combos in a u32)",
+                self.max_stream_combos,
+                u32::MAX
+            )));
+        }
         if self.idle_timeout.is_some_and(|t| t.is_zero()) {
             return Err(EngineError::Config(
                 "idle timeout must be > 0 (None keeps idle connections open)".into(),
@@ -166,6 +204,7 @@ pub struct Shared {
     pub(super) loaded_bytes: AtomicU64,
     pub(super) inflight: Inflight,
     pub(super) connections: AtomicUsize,
+    pub(super) streams: AtomicUsize,
     pub(super) epoch: Instant,
 }
 
@@ -179,6 +218,7 @@ impl Shared {
             config,
             loaded_bytes: AtomicU64::new(0),
             connections: AtomicUsize::new(0),
+            streams: AtomicUsize::new(0),
             epoch: Instant::now(),
         }))
     }
@@ -191,6 +231,11 @@ impl Shared {
     /// Bytes of receive buffers currently held, over all connections (`max_inflight` bounds it).
     pub fn inflight_bytes(&self) -> u64 {
         self.inflight.used()
+    }
+
+    /// Live streams open now, over all connections (`max_streams` bounds it).
+    pub fn streams(&self) -> usize {
+        self.streams.load(Ordering::SeqCst)
     }
 
     /// Connections holding a slot now (`max_connections` bounds it).

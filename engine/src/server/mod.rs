@@ -3,12 +3,13 @@
 //!
 //! `transport` makes the byte streams (Unix, TCP, TLS over TCP with `tls_stream`, stdio),
 //! `accept` hands them to threads and times them out, `session` reads frames, checks the hello
-//! and dispatches each request to its opcode family's handlers (`sweep`), `config` holds the
+//! and dispatches each request to its opcode family's handlers (`sweep`, `stream`), `config` holds the
 //! settings and the state all connections share, `token` and `watch` serve the hello and timeouts.
 
 mod accept;
 mod config;
 mod session;
+mod stream;
 mod sweep;
 mod tls_stream;
 mod token;
@@ -16,7 +17,8 @@ mod transport;
 mod watch;
 
 pub use config::{
-    Config, DEFAULT_MAX_INFLIGHT, DEFAULT_READ_TIMEOUT, EngineError, Shared, default_variant,
+    Config, DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT, EngineError, Shared, default_variant,
 };
 pub use session::serve_connection;
 pub use token::Token;

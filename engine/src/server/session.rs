@@ -3,6 +3,7 @@
 
 use crate::protocol::{self, BodyBuf, Frame, FrameError, Request};
 use crate::server::config::Shared;
+use crate::server::stream::Streams;
 use crate::server::sweep::Series;
 use crate::server::watch::{BUSY, ConnWatch, IDLE, READING};
 use hullsweep_kernel::ValidSeries;
@@ -10,14 +11,15 @@ use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
 use std::sync::atomic::Ordering;
 
-/// One connection's loaded series. They die with the connection, so a client that vanishes
-/// without dropping its series leaks nothing; their bytes count against the shared limit.
+/// One connection's loaded series and live streams. They die with the connection, so a client
+/// that vanishes without dropping them leaks nothing; their bytes count against the shared limit.
 pub(super) struct Session<'a> {
     pub(super) shared: &'a Shared,
     /// Validated once at load, so a sweep by id does not scan the bars again.
     pub(super) series: HashMap<u64, ValidSeries>,
     pub(super) next_id: u64,
     pub(super) held: u64,
+    pub(super) streams: Streams<'a>,
 }
 
 impl Drop for Session<'_> {
@@ -50,6 +52,10 @@ impl Session<'_> {
             Request::Drop { id } => self.drop_series(id),
             // Not reached from `serve_connection`, which checks hellos itself.
             Request::Hello { .. } => Ok(protocol::encode_reply(&[])),
+            Request::StreamOpen { fee_pct, params } => self.streams.open(&params, fee_pct),
+            Request::StreamPush { id, bars } => self.streams.push(id, &bars),
+            Request::StreamClose { id } => self.streams.close(id),
+            Request::StreamState { id } => self.streams.state(id),
         }
     }
 }
@@ -81,6 +87,7 @@ pub(super) fn serve_watched<R: Read, W: Write>(
         series: HashMap::new(),
         next_id: 1,
         held: 0,
+        streams: Streams::new(shared),
     };
     let config = &shared.config;
     let claim = |from, to| watch.is_none_or(|w| w.claim(from, to));
@@ -154,7 +161,10 @@ pub(super) fn serve_watched<R: Read, W: Write>(
                     let frame = session
                         .handle(request)
                         .unwrap_or_else(|msg| protocol::encode_error(&msg));
-                    protocol::write_all_vectored(&mut writer, &[&frame])
+                    let written = protocol::write_all_vectored(&mut writer, &[&frame]);
+                    drop(frame);
+                    session.streams.written();
+                    written
                 }
                 Err(e) => protocol::write_all_vectored(
                     &mut writer,

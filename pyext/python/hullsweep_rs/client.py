@@ -25,9 +25,19 @@ import numpy as np
 
 OP_SWEEP, OP_ECHO, OP_LOAD, OP_SWEEP_LOADED, OP_DROP, OP_SWEEP_TIMED, OP_SWEEP_LOADED_TIMED = range(7)
 OP_HELLO = 7
+OP_STREAM_OPEN, OP_STREAM_PUSH, OP_STREAM_CLOSE, OP_STREAM_STATE = range(8, 12)
 ERROR_BIT = 0x8000_0000
 _HEAD = struct.Struct("<IBII")  # length word + the 9-byte request header
-_HEAD_ID = struct.Struct("<IBIIQ")  # ... plus a u64 series id (opcodes 3, 4, 6)
+_HEAD_ID = struct.Struct("<IBIIQ")  # ... plus a u64 series id (opcodes 3, 4, 6) or stream id (9-11)
+_HEAD_FEE = struct.Struct("<IBIId")  # ... plus the f64 fee of a stream open (opcode 8)
+_EVENTS_HEAD = struct.Struct("<QII")  # push reply: bars after the push, closes, opens
+
+#: A push reply's records (engine/PROTOCOL-EXT.md), packed little-endian as they come.
+CLOSE_DTYPE = np.dtype(
+    [("combo", "<u4"), ("side", "i1"), ("entry_bar", "<u8"), ("exit_bar", "<u8"),
+     ("entry_price", "<f8"), ("exit_price", "<f8"), ("pnl", "<f8")]
+)
+OPEN_DTYPE = np.dtype([("combo", "<u4"), ("side", "i1"), ("bar", "<u8"), ("price", "<f8")])
 
 
 class EngineError(Exception):
@@ -265,6 +275,63 @@ class Client:
     def drop(self, series_id: int) -> None:
         """Opcode 4: frees a loaded series."""
         self._call([_HEAD_ID.pack(17, OP_DROP, 0, 0, series_id)])
+
+    # -- live streams (opcodes 8 to 11) ----------------------------------------------------
+    def open_stream(self, params, fee_pct: float = 0.09) -> int:
+        """Opcode 8: opens a live stream of the combos at fee_pct on this connection; returns
+        its id. The stream dies with the connection."""
+        p = _params(params)
+        head = _HEAD_FEE.pack(17 + p.nbytes, OP_STREAM_OPEN, 0, p.shape[0], float(fee_pct))
+        body = self._call([head, p])
+        if len(body) != 8:
+            raise ProtocolError(f"open reply of {len(body)} bytes")
+        return struct.unpack("<Q", body)[0]
+
+    def push(self, stream_id: int, bars):
+        """Opcode 9: pushes one bar (a float) or many (NaN = missing bar) to the stream.
+
+        Returns (bars, closes, opens): the stream's bar count after the push, then its events
+        as numpy structured arrays, closes (CLOSE_DTYPE: one row per closed trade) and opens
+        (OPEN_DTYPE), each by bar, combos ascending within a bar; at a reversal a combo's close
+        comes before its open. A bad price raises EngineError naming its bar in the stream,
+        and nothing of the push is applied."""
+        c = _f64(bars)
+        head = _HEAD_ID.pack(17 + c.nbytes, OP_STREAM_PUSH, c.size, 0, stream_id)
+        body = self._call([head, c])
+        if len(body) < _EVENTS_HEAD.size:
+            raise ProtocolError(f"push reply of {len(body)} bytes")
+        count, n_closes, n_opens = _EVENTS_HEAD.unpack_from(body)
+        want = _EVENTS_HEAD.size + n_closes * CLOSE_DTYPE.itemsize + n_opens * OPEN_DTYPE.itemsize
+        if len(body) != want:
+            raise ProtocolError(f"push reply of {len(body)} bytes, expected {want}")
+        closes = np.frombuffer(body, CLOSE_DTYPE, n_closes, _EVENTS_HEAD.size)
+        opens = np.frombuffer(body, OPEN_DTYPE, n_opens, _EVENTS_HEAD.size + closes.nbytes)
+        return count, closes, opens
+
+    def close_stream(self, stream_id: int):
+        """Opcode 10: closes the stream; returns (pnl float64[n], trades int64[n]), the batch
+        sweep of every bar pushed."""
+        body = self._call([_HEAD_ID.pack(17, OP_STREAM_CLOSE, 0, 0, stream_id)])
+        if len(body) % 16:
+            raise ProtocolError(f"close reply of {len(body)} bytes")
+        return self._sweep_reply(body, len(body) // 16, False)
+
+    def stream_state(self, stream_id: int) -> dict:
+        """Opcode 11: {"bars", "pnl", "trades", "side", "entry_bar", "entry_price"} so far;
+        side is 1 long, -1 short, 0 before the combo's first entry."""
+        body = self._call([_HEAD_ID.pack(17, OP_STREAM_STATE, 0, 0, stream_id)])
+        if len(body) < 8 or (len(body) - 8) % 40:
+            raise ProtocolError(f"state reply of {len(body)} bytes")
+        n = (len(body) - 8) // 40
+        col = lambda k, dt: np.frombuffer(body, dt, n, 8 + 8 * n * k)  # noqa: E731
+        return {
+            "bars": struct.unpack_from("<Q", body)[0],
+            "pnl": col(0, "<f8"),
+            "trades": col(1, "<i8"),
+            "side": col(2, "<i8"),
+            "entry_bar": col(3, "<u8"),
+            "entry_price": col(4, "<f8"),
+        }
 
     def hello(self, token) -> None:
         """Opcode 7: presents the access token (bytes or str), first thing on a server started

@@ -1,0 +1,281 @@
+//! The stream family's handlers (opcodes 8..=11): live streams (`hullsweep_variants::Live`) per
+//! connection, their state charged to `max_loaded_bytes` and their replies to `max_inflight`.
+
+use crate::protocol::stream::{EVENTS_HEAD, WORST_EVENT_BYTES};
+use crate::protocol::{self, Reservation, StreamState};
+use crate::server::config::Shared;
+use hullsweep_kernel::{Combo, Event, KernelError, validate_close, validate_params_and_fee};
+use hullsweep_variants::Live;
+use hullsweep_variants::stream::effective_window;
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
+
+/// Bytes of state charged per combo when a stream opens: what `Live` holds per combo (about
+/// 150 bytes: the combo, its windows and lookback, its loop) with room to spare. The charge is
+/// trued up against `Live::memory_bytes` after every call, so it can never under-count.
+const STATE_PER_COMBO: u64 = 256;
+
+/// Events kept between pushes (64 KiB, charged to the in-flight budget while kept); a larger
+/// buffer is freed after its push.
+const KEEP_EVENTS: usize = 1 << 10;
+
+/// The worst-case working memory of a push, per (combo, bar): its events (two, in a buffer
+/// that may have doubled) and their records in the reply.
+const WORST_PER_CELL: u64 = 4 * std::mem::size_of::<Event>() as u64 + WORST_EVENT_BYTES;
+
+/// One open stream and the bytes charged for it.
+struct OpenStream {
+    live: Live,
+    /// The longest lookback of its combos: the bars its history keeps at most.
+    need: u64,
+    /// Bytes charged to the loaded budget.
+    charged: u64,
+}
+
+impl OpenStream {
+    /// The memory the stream may hold once it has seen `bars` bars: per-combo state and a ring
+    /// of the last bars, a power of two long, growing with the bars up to the longest lookback.
+    fn bound(n_combos: usize, need: u64, bars: u64) -> u64 {
+        let ring = bars
+            .max(1)
+            .checked_next_power_of_two()
+            .unwrap_or(u64::MAX)
+            .min(need.checked_next_power_of_two().unwrap_or(u64::MAX));
+        (n_combos as u64)
+            .saturating_mul(STATE_PER_COMBO)
+            .saturating_add(ring.saturating_mul(8))
+    }
+}
+
+/// A connection's live streams. They die with the connection; their charges and slots are
+/// given back then, whatever the client did.
+pub(super) struct Streams<'a> {
+    shared: &'a Shared,
+    open: HashMap<u64, OpenStream>,
+    next_id: u64,
+    events: Vec<Event>,
+    /// In-flight bytes charged for the events buffer and, until it is written, the last
+    /// push's reply frame.
+    charge: Option<Reservation<'a>>,
+}
+
+impl Drop for Streams<'_> {
+    fn drop(&mut self) {
+        let held: u64 = self.open.values().map(|s| s.charged).sum();
+        self.shared.loaded_bytes.fetch_sub(held, Ordering::SeqCst);
+        self.shared
+            .streams
+            .fetch_sub(self.open.len(), Ordering::SeqCst);
+    }
+}
+
+fn unknown(id: u64) -> String {
+    format!(
+        "unknown stream id {id} (ids are per connection and die with it or its close; \
+         open one with opcode 8)"
+    )
+}
+
+impl<'a> Streams<'a> {
+    pub(super) fn new(shared: &'a Shared) -> Streams<'a> {
+        Streams {
+            shared,
+            open: HashMap::new(),
+            next_id: 1,
+            events: Vec::new(),
+            charge: None,
+        }
+    }
+
+    /// The last reply was written: only the events buffer stays charged.
+    pub(super) fn written(&mut self) {
+        if let Some(charge) = &mut self.charge {
+            charge.shrink_to((self.events.capacity() * std::mem::size_of::<Event>()) as u64);
+        }
+    }
+
+    /// Charges `bytes` more to the loaded budget, or says why not.
+    fn charge(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), String> {
+        let max = self.shared.config.max_loaded_bytes;
+        self.shared
+            .loaded_bytes
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+                used.checked_add(bytes).filter(|&t| t <= max)
+            })
+            .map(|_| ())
+            .map_err(|used| {
+                format!(
+                    "{} needs {bytes} more bytes, over the loaded limit of {max} bytes ({used} in \
+                     use by loaded series and streams; --max-loaded); close streams with opcode \
+                     10 or drop series with opcode 4",
+                    what()
+                )
+            })
+    }
+
+    /// Charges whatever `Live` holds beyond what was charged: a guard, so the accounting stays
+    /// an upper bound even if its layout grows past [`OpenStream::bound`].
+    fn true_up(&mut self, id: u64) {
+        if let Some(s) = self.open.get_mut(&id) {
+            let real = s.live.memory_bytes() as u64;
+            if real > s.charged {
+                let extra = real - s.charged;
+                self.shared.loaded_bytes.fetch_add(extra, Ordering::SeqCst);
+                s.charged = real;
+            }
+        }
+    }
+
+    /// Forgets stream `id`, giving back its charge and its slot.
+    fn remove(&mut self, id: u64) -> Option<Live> {
+        let s = self.open.remove(&id)?;
+        self.shared
+            .loaded_bytes
+            .fetch_sub(s.charged, Ordering::SeqCst);
+        self.shared.streams.fetch_sub(1, Ordering::SeqCst);
+        Some(s.live)
+    }
+
+    /// Opcode 8: checks the limits and the combos, charges the state, then allocates it.
+    pub(super) fn open(&mut self, params: &[Combo], fee_pct: f64) -> Result<Vec<u8>, String> {
+        let c = &self.shared.config;
+        let n = params.len();
+        if n > c.max_stream_combos {
+            return Err(format!(
+                "stream of {n} combos exceeds the limit of {} combos per stream \
+                 (--max-stream-combos); split the combos over several streams",
+                c.max_stream_combos
+            ));
+        }
+        if self.open.len() >= c.max_streams_per_connection {
+            return Err(format!(
+                "{} streams open on this connection, the limit (--max-streams-per-connection); \
+                 close one with opcode 10",
+                self.open.len()
+            ));
+        }
+        validate_params_and_fee(params, fee_pct).map_err(|e| e.to_string())?;
+        let max = c.max_streams;
+        self.shared
+            .streams
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
+                (open < max).then_some(open + 1)
+            })
+            .map_err(|_| {
+                format!("{max} streams open on this server, the limit (--max-streams); retry later")
+            })?;
+        let need = params.iter().map(effective_window).max().unwrap_or(1) as u64;
+        let charged = OpenStream::bound(n, need, 0);
+        let opened = self
+            .charge(charged, || format!("a stream of {n} combos"))
+            .and_then(|()| {
+                catch_unwind(|| Live::new(params, fee_pct))
+                    .map_err(|_| "internal error: opening a stream panicked".to_string())?
+                    .map_err(|e| e.to_string())
+                    .inspect_err(|_| {
+                        self.shared
+                            .loaded_bytes
+                            .fetch_sub(charged, Ordering::SeqCst);
+                    })
+            });
+        let live = opened.inspect_err(|_| {
+            self.shared.streams.fetch_sub(1, Ordering::SeqCst);
+        })?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.open.insert(
+            id,
+            OpenStream {
+                live,
+                need,
+                charged,
+            },
+        );
+        self.true_up(id);
+        Ok(protocol::encode_reply(&id.to_le_bytes()))
+    }
+
+    /// Opcode 9: the bars are validated whole first, so a bad one (named by its bar in the
+    /// whole stream) changes nothing; memory is charged before the push allocates it.
+    pub(super) fn push(&mut self, id: u64, bars: &[f64]) -> Result<Vec<u8>, String> {
+        let shared = self.shared;
+        let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
+        let start = s.live.bars();
+        let n = s.live.params().len();
+        if !bars.is_empty() {
+            validate_close(bars).map_err(|e| match e {
+                KernelError::BadPrice { index, value } => format!(
+                    "stream {id}: {}; nothing of this push was applied",
+                    KernelError::BadPrice {
+                        index: index.saturating_add(start as usize),
+                        value,
+                    }
+                ),
+                e => format!("stream {id}: {e}"),
+            })?;
+        }
+        let cells = (n as u64).saturating_mul(bars.len() as u64);
+        let worst = WORST_PER_CELL
+            .saturating_mul(cells)
+            .saturating_add(4 + EVENTS_HEAD as u64);
+        let mut reply = shared.inflight.reserve(worst).map_err(|used| {
+            format!(
+                "a push of {} bars to a stream of {n} combos may need {worst} bytes for its \
+                 events, over the in-flight budget of {} bytes ({used} in use; --max-inflight); \
+                 push fewer bars at once",
+                bars.len(),
+                shared.inflight.max()
+            )
+        })?;
+        let end = start.saturating_add(bars.len() as u64);
+        let grown = OpenStream::bound(n, s.need, end).saturating_sub(s.charged);
+        if grown > 0 {
+            let what = || format!("stream {id}'s history after {end} bars");
+            self.charge(grown, what)?;
+            let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
+            s.charged += grown;
+        }
+        let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
+        let events = &mut self.events;
+        events.clear();
+        let pushed = catch_unwind(AssertUnwindSafe(|| s.live.push_many(bars, events)));
+        let Ok(pushed) = pushed else {
+            // Its state may be half-updated: the stream cannot go on.
+            self.remove(id);
+            self.events = Vec::new();
+            return Err(format!(
+                "internal error: stream {id} panicked on a push and was closed"
+            ));
+        };
+        // Validated above, so this fails only if `Live` disagrees; then nothing was pushed.
+        pushed.map_err(|e| format!("stream {id}: {e}"))?;
+        let bars_now = s.live.bars();
+        let mut frame = Vec::new();
+        protocol::encode_events(bars_now, &self.events, &mut frame);
+        if self.events.capacity() > KEEP_EVENTS {
+            self.events = Vec::new();
+        }
+        let held = self.events.capacity() * std::mem::size_of::<Event>() + frame.capacity();
+        reply.shrink_to(held as u64);
+        self.charge = Some(reply);
+        self.true_up(id);
+        Ok(frame)
+    }
+
+    /// Opcode 10: the final `(pnl, trades)` of every combo, as opcode 0's reply.
+    pub(super) fn close(&mut self, id: u64) -> Result<Vec<u8>, String> {
+        let live = self.remove(id).ok_or_else(|| unknown(id))?;
+        Ok(protocol::encode_sweep_reply(&live.result(), None))
+    }
+
+    /// Opcode 11: bars, result so far and open positions, without changing the stream.
+    pub(super) fn state(&self, id: u64) -> Result<Vec<u8>, String> {
+        let live = &self.open.get(&id).ok_or_else(|| unknown(id))?.live;
+        Ok(protocol::encode_state(&StreamState {
+            bars: live.bars(),
+            result: live.result(),
+            positions: (0..live.params().len()).map(|k| live.position(k)).collect(),
+        }))
+    }
+}
