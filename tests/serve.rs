@@ -1,7 +1,9 @@
 //! `hullsweep serve` as a process: the listening line, socket mode 0600, clean SIGTERM/SIGINT
-//! shutdown that removes the socket, TCP on a free loopback port, and the stdio transport.
+//! shutdown that removes the socket, TCP on a free loopback port, the stdio transport, and live
+//! streams replaying gate datasets bar by bar, every event the kernel's.
 
 use hullsweep_engine::Client;
+use hullsweep_kernel::{Event, Trade};
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
@@ -182,6 +184,9 @@ fn bad_options_are_refused_with_a_message() {
         vec!["serve", "--stdio", "--read-timeout", "0"],
         vec!["serve", "--stdio", "--idle-timeout", "-1"],
         vec!["serve", "--stdio", "--token-file", "/nonexistent/token"],
+        vec!["serve", "--stdio", "--max-streams", "0"],
+        vec!["serve", "--stdio", "--max-stream-combos", "0"],
+        vec!["serve", "--stdio", "--max-streams-per-connection", "-1"],
     ] {
         let out = Command::new(BIN)
             .args(&args)
@@ -216,4 +221,89 @@ fn a_second_server_on_a_live_socket_says_a_server_holds_it() {
     let (mut second, _) = Proc::spawn(&["--unix", p, "--variant", "reference"]);
     second.signal(rustix::process::Signal::TERM);
     assert!(second.wait().success());
+}
+
+/// The kernel's events of every combo in a stream's order: by bar, combos ascending, a close
+/// before its open (`backtest_events`, sorted stably).
+fn kernel_events(close: &[f64], params: &[hullsweep_kernel::Combo], fee: f64) -> Vec<Event> {
+    use hullsweep_kernel::{backtest_events, hma, hma3, window};
+    let mut all = Vec::new();
+    for (k, c) in params.iter().enumerate() {
+        let [n, h, s, m, h3, t] = c.map(window);
+        let (a, b) = (hma(close, n, h, s), hma3(close, m, h3, t));
+        backtest_events(close, &a, &b, fee, k, |e| all.push(e));
+    }
+    all.sort_by_key(|e| (e.bar(), e.combo()));
+    all
+}
+
+/// Every event and the final result of a gate dataset replayed one bar per push, as the kernel's.
+fn replay_bar_by_bar(c: &mut Client, name: &str, close: &[f64], params: &[[i64; 6]], fee: f64) {
+    let want = kernel_events(close, params, fee);
+    let id = c.open_stream(params, fee).unwrap();
+    let mut got = Vec::with_capacity(want.len());
+    for (i, &bar) in close.iter().enumerate() {
+        let before = got.len();
+        assert_eq!(c.push(id, &[bar], &mut got).unwrap(), i as u64 + 1);
+        assert!(
+            got[before..].iter().all(|e| e.bar() == i as u64),
+            "{name} bar {i}"
+        );
+    }
+    assert_eq!(got.len(), want.len(), "{name}: events");
+    if let Some(i) = (0..got.len()).find(|&i| !got[i].same(&want[i])) {
+        panic!("{name}: event {i} differs: {:?} != {:?}", got[i], want[i]);
+    }
+    let combos: Vec<usize> = (0..params.len()).collect();
+    let valid = hullsweep_kernel::ValidClose::new(close).unwrap();
+    let trades = hullsweep_kernel::trades(valid, params, fee, &combos).unwrap();
+    let mut closed: Vec<Trade> = got
+        .iter()
+        .filter_map(|e| match e {
+            Event::Close(t) => Some(*t),
+            Event::Open { .. } => None,
+        })
+        .collect();
+    closed.sort_by_key(|t| t.combo);
+    assert_eq!(closed.len(), trades.len(), "{name}: trades");
+    assert!(closed.iter().zip(&trades).all(|(a, b)| a.same(b)), "{name}");
+    let result = c.close_stream(id).unwrap();
+    let batch = hullsweep_kernel::sweep(close, params, fee).unwrap();
+    assert_eq!(result.trades, batch.trades, "{name}");
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&result.pnl), bits(&batch.pnl), "{name}");
+}
+
+/// The default series' first 20,000 bars with its 80 combos, and the dataset of NaN runs, pushed
+/// one bar at a time to `hullsweep serve` over its Unix socket and over TCP.
+#[test]
+fn live_streams_replay_gate_datasets_bar_by_bar_over_unix_and_tcp() {
+    let suite = hullsweep::datasets::suite();
+    let by = |n: &str| suite.iter().find(|d| d.name == n).unwrap();
+    let (default, nan_runs) = (by("default"), by("nan_runs"));
+    assert!(nan_runs.close.iter().any(|c| c.is_nan()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("e.sock");
+    let limits = ["--max-stream-combos", "80", "--max-streams", "4"];
+    let (mut unix, _) = Proc::spawn(&[&["--unix", path.to_str().unwrap()][..], &limits].concat());
+    let (mut tcp, line) = Proc::spawn(&[&["--tcp", "0"][..], &limits].concat());
+    let addr = line.strip_prefix("listening tcp ").unwrap().to_string();
+    for mut c in [
+        Client::connect_unix(&path).unwrap(),
+        Client::connect_tcp(addr.as_str()).unwrap(),
+    ] {
+        c.set_timeout(Some(Duration::from_secs(30))).unwrap();
+        let d = &default.close[..20_000];
+        replay_bar_by_bar(&mut c, "default[..20000]", d, &default.params, default.fee);
+        let n = &nan_runs;
+        replay_bar_by_bar(&mut c, "nan_runs", &n.close, &n.params, n.fee);
+        // The server's limit, set by flag, is enforced.
+        let more = [default.params.clone(), default.params.clone()].concat();
+        let e = c.open_stream(&more, 0.09).unwrap_err().to_string();
+        assert!(e.contains("limit of 80 combos"), "{e}");
+    }
+    for p in [&mut unix, &mut tcp] {
+        p.signal(rustix::process::Signal::TERM);
+        assert!(p.wait().success());
+    }
 }

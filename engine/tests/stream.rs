@@ -226,13 +226,13 @@ fn a_push_over_the_inflight_budget_is_refused_and_the_stream_goes_on() {
 #[test]
 fn a_stream_over_the_loaded_budget_is_refused() {
     let server = Running::unix(Config {
-        max_loaded_bytes: 4096,
+        max_loaded_bytes: 8192,
         ..small_config()
     });
     let mut c = server.client();
     let e = server_error(c.open_stream(&hullsweep_kernel::default_params(), DEFAULT_FEE_PCT));
     assert!(
-        e.contains("a stream of 80 combos") && e.contains("loaded limit of 4096"),
+        e.contains("a stream of 80 combos") && e.contains("loaded limit of 8192"),
         "{e}"
     );
     // One long combo fits until its history (up to 1024 bars) outgrows the budget.
@@ -242,7 +242,7 @@ fn a_stream_over_the_loaded_budget_is_refused() {
     let e = server_error(c.push(id, &series(1000), &mut Vec::new()));
     assert!(e.contains("history") && e.contains("--max-loaded"), "{e}");
     assert_eq!(c.stream_state(id).unwrap().bars, 0);
-    assert!(server.shared.loaded_bytes() <= 4096);
+    assert!(server.shared.loaded_bytes() <= 8192);
 }
 
 #[test]

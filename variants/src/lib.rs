@@ -89,8 +89,67 @@
 //!
 //! # Resumable sweeps
 //!
-//! A sweep that can be stopped and resumed (with its progress) is documented here once it is
-//! part of this crate.
+//! A series too long for memory, or arriving in pieces, goes through a [`Sweeper`]: push chunks
+//! in order (any sizes), and its result is the batch sweep's of the whole series, bit for bit.
+//! It keeps only the last `Wmax - 1` bars and each combo's loop state, so memory does not grow
+//! with the series; a bad price is refused with its index in the whole series and changes nothing.
+//!
+//! ```
+//! use hullsweep_variants::{DEFAULT_FEE_PCT, Sweeper, Threads, Variant, default_params, gbm};
+//!
+//! let close = gbm(30_000, 42, 0.001)?;
+//! let params = default_params();
+//! let mut sweeper = Sweeper::new(&params, DEFAULT_FEE_PCT, Variant::fastest(), Threads::Auto)?;
+//! for chunk in close.chunks(8_192) {
+//!     sweeper.push(chunk)?; // e.g. read from a file, piece by piece
+//! }
+//! let streamed = sweeper.finish()?;
+//! let batch = Variant::Reference.sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Auto)?;
+//! assert_eq!(streamed, batch);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Live
+//!
+//! A combo (or 10,000) picked from a sweep runs on live bars through [`Live`]: each
+//! [`push`](Live::push) of a bar returns that bar's [`Event`]s (a position opened; a trade
+//! closed, with its PnL by the kernel's own expression), and the events, the open
+//! [`Position`]s and [`Live::result`] are the batch sweep's of the bars so far, bit for bit. A
+//! push costs O(1) per combo where `rolling`'s error bound certifies the fast `d`, and the
+//! reference's arithmetic for that bar's windows only where it does not ([`LiveStats`] counts
+//! both; the derivation is in [`live`]). [`trades`] is the batch trade log of chosen combos,
+//! computed the same way.
+//!
+//! ```
+//! use hullsweep_variants::{DEFAULT_FEE_PCT, Event, Live, Threads, Variant, default_params, gbm};
+//!
+//! let params = default_params();
+//! let mut live = Live::new(&params, DEFAULT_FEE_PCT)?;
+//! let close = gbm(5_000, 42, 0.001)?; // your bars as they come; NaN marks a missing bar
+//! let mut events = Vec::new();
+//! for &bar in &close {
+//!     events.clear();
+//!     live.push(bar, &mut events)?;
+//!     for e in &events {
+//!         match e {
+//!             Event::Open { combo, bar, side, price } => {
+//!                 if *combo == 0 { println!("bar {bar}: combo 0 opens {side} at {price}") }
+//!             }
+//!             Event::Close(t) => {
+//!                 if t.combo == 0 { println!("bar {}: combo 0 closes, pnl {:.4}%", t.exit_bar, t.pnl) }
+//!             }
+//!         }
+//!     }
+//! }
+//! if let Some(p) = live.position(0) {
+//!     println!("combo 0 holds {} since bar {} at {}", p.side, p.entry_bar, p.entry_price);
+//! }
+//! // The live run is the backtest.
+//! let batch = Variant::Reference.sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Auto)?;
+//! assert_eq!(live.result(), batch);
+//! assert!(live.stats().certified > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Examples
 //!

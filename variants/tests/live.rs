@@ -4,6 +4,43 @@
 use hullsweep_kernel::{Combo, Event, KernelError, backtest_events, hma, hma3, window};
 use hullsweep_variants::{Live, Position, Threads, Variant};
 
+/// `src/datasets.rs` reaches the kernel as `crate::kernel`, as in the root crate.
+pub use hullsweep_kernel as kernel;
+
+// The gate's own suite, so this test and the gate can never disagree on what the suite is.
+#[allow(dead_code)]
+#[path = "../../src/datasets.rs"]
+mod datasets;
+
+/// A small seeded generator for chunk sizes (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> usize {
+        (self.next() % n.max(1)) as usize
+    }
+}
+
+/// Seeded chunk sizes: single bars, short chunks, and chunks longer than the longest lookback.
+fn random_chunks(seed: u64, longest: usize) -> Vec<usize> {
+    let mut rng = Rng(seed | 1);
+    (0..64)
+        .map(|_| match rng.below(4) {
+            0 => 1,
+            1 => 2 + rng.below(30),
+            2 => 50 + rng.below(500),
+            _ => longest + 1 + rng.below(2 * longest as u64 + 1),
+        })
+        .collect()
+}
+
 /// The reference's events of every combo, in the order `Live` reports them: bar by bar,
 /// combos ascending within a bar, a close before its open; and each combo's open position.
 fn reference_events(
@@ -41,13 +78,36 @@ fn same_bits(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
-/// Pushes `close` in chunks of the given sizes (cycled) and checks everything.
-fn check(name: &str, close: &[f64], params: &[Combo], fee: f64, chunks: &[usize]) {
-    let (want, open) = reference_events(close, params, fee);
-    assert!(
-        !want.is_empty(),
-        "{name}: the reference trades, so the check can fail"
-    );
+/// What `Live` must reproduce: the reference's events in order, each combo's open position,
+/// and the batch sweep's result.
+struct Want {
+    events: Vec<Event>,
+    open: Vec<Option<Position>>,
+    batch: hullsweep_kernel::SweepResult,
+}
+
+fn want(close: &[f64], params: &[Combo], fee: f64) -> Want {
+    let (events, open) = reference_events(close, params, fee);
+    let batch = Variant::Reference
+        .sweep(close, params, fee, Threads::Fixed(1))
+        .unwrap();
+    Want {
+        events,
+        open,
+        batch,
+    }
+}
+
+/// Pushes `close` in chunks of the given sizes (cycled) and checks every event, every open
+/// position and the result against `want`; returns the number of events.
+fn check_against(
+    name: &str,
+    close: &[f64],
+    params: &[Combo],
+    fee: f64,
+    chunks: &[usize],
+    want: &Want,
+) -> usize {
     let mut live = Live::new(params, fee).unwrap();
     let mut got = Vec::new();
     let mut at = 0;
@@ -62,22 +122,35 @@ fn check(name: &str, close: &[f64], params: &[Combo], fee: f64, chunks: &[usize]
         at += n;
     }
     assert_eq!(live.bars(), close.len() as u64);
-    assert_eq!(got.len(), want.len(), "{name}: event count");
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+    assert_eq!(got.len(), want.events.len(), "{name}: event count");
+    for (i, (g, w)) in got.iter().zip(&want.events).enumerate() {
         assert!(g.same(w), "{name}: event {i}: got {g:?}, want {w:?}");
     }
-    let batch = Variant::Reference
-        .sweep(close, params, fee, Threads::Fixed(1))
-        .unwrap();
     let mine = live.result();
-    for (k, open) in open.iter().enumerate() {
+    for (k, open) in want.open.iter().enumerate() {
         assert!(
-            same_bits(mine.pnl[k], batch.pnl[k]),
+            same_bits(mine.pnl[k], want.batch.pnl[k]),
             "{name}: combo {k} pnl"
         );
-        assert_eq!(mine.trades[k], batch.trades[k], "{name}: combo {k} trades");
+        assert_eq!(
+            mine.trades[k], want.batch.trades[k],
+            "{name}: combo {k} trades"
+        );
         assert_eq!(live.position(k), *open, "{name}: combo {k} position");
     }
+    let stats = live.stats();
+    assert_eq!(stats.bars, close.len() as u64);
+    got.len()
+}
+
+/// [`check_against`] the reference computed here, demanding that it has events to compare.
+fn check(name: &str, close: &[f64], params: &[Combo], fee: f64, chunks: &[usize]) {
+    let w = want(close, params, fee);
+    assert!(
+        !w.events.is_empty(),
+        "{name}: the reference trades, so the check can fail"
+    );
+    check_against(name, close, params, fee, chunks, &w);
 }
 
 #[test]
@@ -182,5 +255,147 @@ fn batch_trades_equal_the_kernel() {
     assert!(!got.is_empty());
     for (g, w) in got.iter().zip(&want) {
         assert!(g.same(w), "{g:?} vs {w:?}");
+    }
+}
+
+/// The longest effective lookback of the params (capped: windows past any series stay NaN).
+fn longest_lookback(params: &[Combo]) -> usize {
+    params
+        .iter()
+        .map(hullsweep_variants::stream::effective_window)
+        .max()
+        .unwrap_or(1)
+        .min(1 << 20)
+}
+
+#[test]
+fn every_gate_dataset_bar_by_bar_and_in_random_chunks() {
+    let suite = datasets::suite();
+    assert!(suite.len() >= 16, "the suite lost datasets");
+    for name in [
+        "subnormal_prices",
+        "min_normal_cross",
+        "overflow_prices",
+        "extreme_spikes",
+        "flat_steps",
+        "nan_runs",
+    ] {
+        assert!(
+            suite.iter().any(|d| d.name == name),
+            "{name} is in the suite"
+        );
+    }
+    let with_events = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for (j, d) in suite.iter().enumerate() {
+            let with_events = &with_events;
+            s.spawn(move || {
+                // The default series is the plain case; its first 20,000 bars keep the
+                // reference's cost in a test's budget.
+                let close = if d.name == "default" {
+                    &d.close[..20_000]
+                } else {
+                    &d.close[..]
+                };
+                let longest = longest_lookback(&d.params);
+                let w = want(close, &d.params, d.fee);
+                check_against(&d.name, close, &d.params, d.fee, &[1], &w);
+                for seed in 1..=2 {
+                    let chunks = random_chunks(seed * 1_000 + j as u64, longest);
+                    let name = format!("{} (chunks seed {seed})", d.name);
+                    check_against(&name, close, &d.params, d.fee, &chunks, &w);
+                }
+                if !w.events.is_empty() {
+                    with_events.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                // The batch trade log of chosen combos (out of order, one twice) is the kernel's.
+                let n = d.params.len();
+                let combos = [n - 1, 0, n / 2, 0];
+                let kernel_log = hullsweep_kernel::trades(
+                    hullsweep_kernel::ValidClose::new(close).unwrap(),
+                    &d.params,
+                    d.fee,
+                    &combos,
+                )
+                .unwrap();
+                let log = hullsweep_variants::trades(close, &d.params, d.fee, &combos).unwrap();
+                assert_eq!(log.len(), kernel_log.len(), "{}: trades()", d.name);
+                for (a, b) in log.iter().zip(&kernel_log) {
+                    assert!(a.same(b), "{}: trades(): {a:?} vs {b:?}", d.name);
+                }
+                eprintln!(
+                    "{}: {} bars x {} combos, {} events, every one identical",
+                    d.name,
+                    close.len(),
+                    d.params.len(),
+                    w.events.len()
+                );
+            });
+        }
+    });
+    // Only the datasets too short for any window to fill may have no event at all.
+    assert!(
+        with_events.into_inner() >= suite.len() - 3,
+        "most datasets trade"
+    );
+}
+
+/// A random series from `seed`: a random walk at a random magnitude (from the smallest
+/// subnormals to near the overflow guard), with NaN runs, flat runs and spikes.
+fn random_series(seed: u64, n: usize, scale_exp: i32) -> Vec<f64> {
+    let mut rng = Rng(seed | 1);
+    let unit = |rng: &mut Rng| (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+    let scale = 2f64.powi(scale_exp);
+    let mut p = 1.0f64;
+    let mut close: Vec<f64> = (0..n)
+        .map(|_| {
+            p *= 1.0 + (unit(&mut rng) - 0.5) * 0.02;
+            p * scale
+        })
+        .collect();
+    // Subnormal magnitudes: a walk on a grid of few values, so `d` is tiny and often zero.
+    if scale_exp < -1022 {
+        for v in &mut close {
+            *v = f64::from_bits(1 + rng.below(40) as u64);
+        }
+    }
+    for _ in 0..rng.below(4) {
+        let (at, len) = (rng.below(n as u64), 1 + rng.below(60));
+        let v = close[at];
+        close[at..(at + len).min(n)].fill(v);
+    }
+    for _ in 0..rng.below(4) {
+        let (at, len) = (rng.below(n as u64), 1 + rng.below(30));
+        close[at..(at + len).min(n)].fill(f64::NAN);
+    }
+    for _ in 0..rng.below(3) {
+        let at = rng.below(n as u64);
+        if !close[at].is_nan() {
+            close[at] = (close[at] * 1e6).min(f64::MAX);
+        }
+    }
+    close
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+    /// Random windows (long ones included) on random data, bar by bar and in random chunks.
+    #[test]
+    fn random_windows_and_data_match_the_reference(
+        seed in 0u64..u64::MAX,
+        n in 1usize..900,
+        scale_exp in proptest::sample::select(vec![-1074, -1060, -1022, -500, 0, 1, 500, 990]),
+        windows in proptest::collection::vec(proptest::collection::vec(1i64..48, 6), 1..5),
+        long in 0i64..300,
+    ) {
+        let close = random_series(seed, n, scale_exp);
+        let mut params: Vec<Combo> = windows.iter().map(|w| [w[0], w[1], w[2], w[3], w[4], w[5]]).collect();
+        params.push([long + 1, (long + 1) / 2 + 1, 3, long / 3 + 1, 2, 1]);
+        let fee = if seed % 2 == 0 { 0.09 } else { 0.0 };
+        let w = want(&close, &params, fee);
+        check_against("proptest bar by bar", &close, &params, fee, &[1], &w);
+        let chunks = random_chunks(seed ^ 0x5555, longest_lookback(&params));
+        check_against("proptest chunks", &close, &params, fee, &chunks, &w);
     }
 }

@@ -11,10 +11,13 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 
-/// Bytes of state charged per combo when a stream opens: what `Live` holds per combo (about
-/// 150 bytes: the combo, its windows and lookback, its loop) with room to spare. The charge is
-/// trued up against `Live::memory_bytes` after every call, so it can never under-count.
-const STATE_PER_COMBO: u64 = 256;
+/// Bytes charged per combo when a stream opens, before `Live` is allocated: it holds about
+/// 225 to 360 (the combo, its plan, loop state and its share of the shared indicator graph).
+const OPEN_PER_COMBO: u64 = 512;
+
+/// Bytes charged per slot of history per graph node (and for the close and run rings): the
+/// rings and exact-value caches hold a few bytes per node and bar (measured: 1 to 3).
+const SLOT_PER_NODE: u64 = 32;
 
 /// Events kept between pushes (64 KiB, charged to the in-flight budget while kept); a larger
 /// buffer is freed after its push.
@@ -27,24 +30,28 @@ const WORST_PER_CELL: u64 = 4 * std::mem::size_of::<Event>() as u64 + WORST_EVEN
 /// One open stream and the bytes charged for it.
 struct OpenStream {
     live: Live,
-    /// The longest lookback of its combos: the bars its history keeps at most.
+    /// Bytes `live` held when opened, before any bar.
+    base: u64,
+    /// Bytes charged per slot of history: [`SLOT_PER_NODE`] for each node and ring.
+    slot: u64,
+    /// The longest lookback of its combos, plus one: the most bars its rings keep.
     need: u64,
     /// Bytes charged to the loaded budget.
     charged: u64,
 }
 
 impl OpenStream {
-    /// The memory the stream may hold once it has seen `bars` bars: per-combo state and a ring
-    /// of the last bars, a power of two long, growing with the bars up to the longest lookback.
-    fn bound(n_combos: usize, need: u64, bars: u64) -> u64 {
-        let ring = bars
-            .max(1)
+    /// An upper bound on the memory the stream holds once it has seen `bars` bars: what it
+    /// held when opened plus its history, a power of two long per node, growing with the bars
+    /// up to the longest lookback. The charge follows it before each push; the true-up after
+    /// every call covers `Live` ever holding more.
+    fn bound(&self, bars: u64) -> u64 {
+        let slots = bars
+            .saturating_add(1)
             .checked_next_power_of_two()
             .unwrap_or(u64::MAX)
-            .min(need.checked_next_power_of_two().unwrap_or(u64::MAX));
-        (n_combos as u64)
-            .saturating_mul(STATE_PER_COMBO)
-            .saturating_add(ring.saturating_mul(8))
+            .min(self.need.checked_next_power_of_two().unwrap_or(u64::MAX));
+        self.base.saturating_add(slots.saturating_mul(self.slot))
     }
 }
 
@@ -165,8 +172,8 @@ impl<'a> Streams<'a> {
             .map_err(|_| {
                 format!("{max} streams open on this server, the limit (--max-streams); retry later")
             })?;
-        let need = params.iter().map(effective_window).max().unwrap_or(1) as u64;
-        let charged = OpenStream::bound(n, need, 0);
+        let need = params.iter().map(effective_window).max().unwrap_or(1) as u64 + 1;
+        let charged = (n as u64).saturating_mul(OPEN_PER_COMBO) + 4096;
         let opened = self
             .charge(charged, || format!("a stream of {n} combos"))
             .and_then(|()| {
@@ -184,10 +191,14 @@ impl<'a> Streams<'a> {
         })?;
         let id = self.next_id;
         self.next_id += 1;
+        let base = live.memory_bytes() as u64;
+        let slot = SLOT_PER_NODE * (live.nodes().iter().sum::<usize>() as u64 + 2);
         self.open.insert(
             id,
             OpenStream {
                 live,
+                base,
+                slot,
                 need,
                 charged,
             },
@@ -229,7 +240,7 @@ impl<'a> Streams<'a> {
             )
         })?;
         let end = start.saturating_add(bars.len() as u64);
-        let grown = OpenStream::bound(n, s.need, end).saturating_sub(s.charged);
+        let grown = s.bound(end).saturating_sub(s.charged);
         if grown > 0 {
             let what = || format!("stream {id}'s history after {end} bars");
             self.charge(grown, what)?;

@@ -1,21 +1,36 @@
 //! `live`: the swept strategy run bar by bar ([`Live`]), every event, trade and result the
-//! batch sweep's bit for bit; and [`trades`], the batch trade log of chosen combos through it.
+//! batch sweep's bit for bit at O(1) per bar per combo; and [`trades`], the batch trade log of
+//! chosen combos through it.
 //!
 //! # Stages
-//! One file each: `history` (the ring of the last bars), `exact` (the reference's `d` at one
-//! bar) and `state` (each combo's event loop); this file holds the entry points.
+//! One file each: `ring` (what is kept of the past), `graph` (the pipeline shared by every
+//! combo, with its rolling WMAs), `scale` (the bound's `M`), `exact` (the reference's `d` at
+//! one bar, for the bars the bound leaves uncertified) and `state` (each combo's event loop);
+//! this file holds the entry points and the certification test. Why the fast path's bound
+//! holds bar by bar: `variants/src/live.md` (below).
+#![doc = include_str!("../live.md")]
 
+mod bound;
 mod exact;
-mod history;
+mod graph;
+mod ring;
+mod scale;
 mod state;
+#[cfg(test)]
+mod tests;
 
+use crate::rolling::certify::{Plan, Route};
 use crate::stream::effective_window;
-use history::History;
+use bound::Thresholds;
+use exact::Closes;
+use graph::{Graph, Want};
 use hullsweep_kernel::{
     Combo, Event, KernelError, SweepResult, Trade, check_combos, validate_close,
     validate_params_and_fee, window,
 };
-use state::Loop;
+use ring::Series;
+use scale::Scale;
+use state::{Cold, Hot};
 
 /// A combo's open position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,22 +55,43 @@ pub struct LiveStats {
     pub recomputed: u64,
 }
 
+/// The longest lookback a combo's fast path is planned for (2^32 bars): windows that long
+/// are far past the bound's own limit (`rolling.md`, second-order terms) anyway.
+const LONGEST: usize = 1 << 32;
+
+/// How one combo runs, what a push reads of it at every bar: where its indicators are, when
+/// its `d` is defined, its threshold and its loop's hot state.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    h: u32,
+    h3: u32,
+    /// The effective lookback `W`: `d` is NaN while fewer bars than it have passed since the
+    /// last NaN (`rolling.md`, "NaN bars").
+    weff: usize,
+    /// The certification threshold at the current scale (`+inf`: certifies nothing).
+    thr: f64,
+    lp: Hot,
+}
+
 /// Combos run live: [`push`](Live::push) bars as they come, get each bar's events.
 ///
 /// The events, the positions and [`result`](Live::result) are those of the batch sweep of the
 /// bars pushed so far, bit for bit (`hullsweep_kernel::backtest_events`, `docs/kernel.md`
-/// "Trades and events"), whatever the chunking.
+/// "Trades and events"), whatever the chunking. A push costs O(1) per combo where the error
+/// bound certifies the fast `d` (and O(1) per distinct window for the rolling WMAs); a bar it
+/// cannot certify gets the reference's arithmetic for that bar's windows only.
 #[derive(Clone, Debug)]
 pub struct Live {
     params: Vec<Combo>,
-    /// The windows of each combo as `usize`, in the params' order.
-    windows: Vec<[usize; 6]>,
-    /// Each combo's effective lookback `W`: `d` is NaN while fewer bars than it have passed
-    /// since the last NaN (`rolling.md`, "NaN bars").
-    weff: Vec<usize>,
     fee_pct: f64,
-    loops: Vec<Loop>,
-    history: History,
+    runs: Vec<Run>,
+    cold: Vec<Cold>,
+    thresholds: Thresholds,
+    graph: Graph,
+    close: Series<f64>,
+    /// The run of bit-identical closes ending at each bar.
+    run: Series<u32>,
+    scale: Scale,
     /// Bars since the last NaN bar (counting a virtual one before the stream).
     since_nan: usize,
     stats: LiveStats,
@@ -66,15 +102,53 @@ impl Live {
     /// checked here; errors name the bad value.
     pub fn new(params: &[Combo], fee_pct: f64) -> Result<Live, KernelError> {
         validate_params_and_fee(params, fee_pct)?;
+        // The bound of `rolling`, through its own code: route and plan for a series of up to
+        // `LONGEST` bars, then the threshold `Plan::threshold` per bar. A combo with a longer
+        // lookback (which no stream fills in practice) takes the exact path at every bar.
+        let plans: Vec<Option<Plan>> = params
+            .iter()
+            .map(|c| match Plan::route(c, LONGEST) {
+                Route::Fast(p) => Some(p),
+                Route::Direct | Route::AllNan => None,
+            })
+            .collect();
+        let wants: Vec<Want> = params
+            .iter()
+            .zip(&plans)
+            .map(|(c, p)| Want {
+                w: c.map(window),
+                period: p.map(|p| p.period),
+            })
+            .collect();
+        let (graph, ends) = Graph::build(&wants);
         let weff: Vec<usize> = params.iter().map(effective_window).collect();
-        let need = weff.iter().copied().max().unwrap_or(1);
+        let blocks: Vec<usize> = plans
+            .iter()
+            .map(|p| p.map_or(1, |p| Scale::blocks_for(reach(&p))))
+            .collect();
+        let runs: Vec<Run> = ends
+            .iter()
+            .zip(&weff)
+            .map(|(e, &weff)| Run {
+                h: e.h,
+                h3: e.h3,
+                weff,
+                thr: f64::INFINITY,
+                lp: Hot::new(),
+            })
+            .collect();
+        let need = weff.iter().copied().max().unwrap_or(1).saturating_add(1);
+        let scale = Scale::new(blocks.iter().copied().max().unwrap_or(1));
         Ok(Live {
             params: params.to_vec(),
-            windows: params.iter().map(|c| c.map(window)).collect(),
-            weff,
             fee_pct,
-            loops: vec![Loop::new(); params.len()],
-            history: History::new(need),
+            runs,
+            cold: vec![Cold::new(); params.len()],
+            thresholds: Thresholds::new(plans, &blocks),
+            graph,
+            close: Series::new(need, f64::NAN),
+            run: Series::new(need, 0),
+            scale,
             since_nan: 0,
             stats: LiveStats::default(),
         })
@@ -106,24 +180,52 @@ impl Live {
         Ok(())
     }
 
-    /// One validated bar.
+    /// One validated bar: the fast values of every node, then each combo's `d` (NaN, certified
+    /// fast, or exact) and its event loop.
     fn step(&mut self, c: f64, events: &mut Vec<Event>) {
-        let bar = self.stats.bars;
-        self.history.push(c);
+        let i = self.stats.bars;
+        let run = match i.checked_sub(1) {
+            Some(p) if self.close.at(p).to_bits() == c.to_bits() => {
+                self.run.at(p).saturating_add(1)
+            }
+            _ => 1,
+        };
+        self.close.push(c);
+        self.run.push(run);
+        self.scale.push(i, c);
         self.since_nan = if c.is_nan() {
             0
         } else {
             self.since_nan.saturating_add(1)
         };
-        for k in 0..self.loops.len() {
-            let d = if self.since_nan < self.weff[k] {
+        self.graph.advance(i, &self.close);
+        let runs = &mut self.runs;
+        self.thresholds
+            .update(&self.scale, |k, thr| runs[k].thr = thr);
+        let closes = Closes {
+            close: &self.close,
+            run: &self.run,
+        };
+        let (mut certified, mut recomputed) = (0, 0);
+        for (k, (r, cold)) in self.runs.iter_mut().zip(&mut self.cold).enumerate() {
+            let d = if self.since_nan < r.weff {
                 f64::NAN
             } else {
-                self.stats.recomputed += 1;
-                exact::reference_d(&self.history, &self.windows[k], bar)
+                let d = self.graph.h[r.h as usize].value - self.graph.h3[r.h3 as usize].value;
+                // The difference of two floats has the sign of the exact difference, so this
+                // is the bound's test exactly; NaN (past the overflow guard) fails it.
+                if d.abs() - r.thr > 0.0 {
+                    certified += 1;
+                    d
+                } else {
+                    recomputed += 1;
+                    self.graph.exact_d(r.h, r.h3, i, &closes)
+                }
             };
-            self.loops[k].step(k, bar, c, d, self.fee_pct, events);
+            state::step(&mut r.lp, cold, k, i, c, d, self.fee_pct, events);
         }
+        self.stats.certified += certified;
+        self.stats.recomputed += recomputed;
         self.stats.bars += 1;
     }
 
@@ -145,19 +247,19 @@ impl Live {
     /// Combo `combo`'s open position, `None` while it is flat (before its first entry) or
     /// when there is no such combo.
     pub fn position(&self, combo: usize) -> Option<Position> {
-        let l = self.loops.get(combo)?;
-        (l.pos != 0).then_some(Position {
-            side: l.pos,
-            entry_bar: l.entry_bar,
-            entry_price: l.entry,
+        let (pos, cold) = (self.runs.get(combo)?.lp.pos, self.cold[combo]);
+        (pos != 0).then_some(Position {
+            side: pos,
+            entry_bar: cold.entry_bar,
+            entry_price: cold.entry,
         })
     }
 
     /// `(pnl, trades)` of every combo so far: the batch sweep of the bars pushed up to now.
     pub fn result(&self) -> SweepResult {
         SweepResult {
-            pnl: self.loops.iter().map(|l| l.pnl).collect(),
-            trades: self.loops.iter().map(|l| l.trades).collect(),
+            pnl: self.cold.iter().map(|l| l.pnl).collect(),
+            trades: self.cold.iter().map(|l| l.trades).collect(),
         }
     }
 
@@ -168,12 +270,20 @@ impl Live {
 
     /// Working memory held, in bytes (the params and per-combo state included).
     pub fn memory_bytes(&self) -> usize {
-        self.history.bytes()
+        self.close.bytes()
+            + self.run.bytes()
+            + self.graph.bytes()
             + self.params.len()
                 * (std::mem::size_of::<Combo>()
-                    + std::mem::size_of::<[usize; 6]>()
-                    + std::mem::size_of::<usize>()
-                    + std::mem::size_of::<Loop>())
+                    + std::mem::size_of::<Run>()
+                    + std::mem::size_of::<Cold>()
+                    + std::mem::size_of::<Option<Plan>>())
+    }
+
+    /// Distinct nodes of the shared pipeline: WMAs of close, `2a - b`, `3c - dd - e`, `hma`
+    /// and `hma3` (a grid of 10,000 combos has about a hundred of each).
+    pub fn nodes(&self) -> [usize; 5] {
+        self.graph.sizes()
     }
 }
 
@@ -209,4 +319,13 @@ pub fn trades(
         .collect();
     log.sort_by_key(|&(j, _)| j);
     Ok(log.into_iter().map(|(_, t)| t).collect())
+}
+
+/// How far back a combo's fast `d` reads close: its second-level window and steps since that
+/// roll's restart, then the first level's for the oldest of those (`live.md`).
+fn reach(p: &Plan) -> usize {
+    p.period
+        .saturating_mul(2)
+        .saturating_add(p.w1)
+        .saturating_add(p.w2)
 }

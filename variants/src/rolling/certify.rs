@@ -35,14 +35,14 @@ pub struct Plan {
     pub(super) h3: usize,
     pub(super) t: usize,
     /// Longest first-level window (over close).
-    pub(super) w1: usize,
+    pub(crate) w1: usize,
     /// Longest second-level window (`s`, `m`).
-    pub(super) w2: usize,
+    pub(crate) w2: usize,
     /// Bars from the first bar a result can be defined to the first that is: a bar is NaN in
     /// the reference iff fewer than `weff` bars since the last NaN (or the start).
-    pub(super) weff: usize,
+    pub(crate) weff: usize,
     /// Each recurrence restarts from a direct sum every `period` positions.
-    pub(super) period: usize,
+    pub(crate) period: usize,
     /// Bound on |d_fast - d_ref| divided by the largest |close| the bar's computation touched.
     pub(super) beta: f64,
     /// The overflow guard: the largest `M` (max |close| a bar's computation touched) at which
@@ -51,7 +51,7 @@ pub struct Plan {
 }
 
 /// What a combo needs: nothing (all NaN), the fast path, or the SIMD pipeline.
-pub(super) enum Route {
+pub(crate) enum Route {
     AllNan,
     Fast(Plan),
     Direct,
@@ -59,7 +59,7 @@ pub(super) enum Route {
 
 impl Plan {
     /// The route for `combo` on a series of `n_bars`.
-    pub(super) fn route(combo: &Combo, n_bars: usize) -> Route {
+    pub(crate) fn route(combo: &Combo, n_bars: usize) -> Route {
         let [n, h, s, m, h3, t] = combo.map(window);
         let w1 = n.max(h).max(t).max(h3).max(m);
         let w2 = s.max(m);

@@ -19,7 +19,7 @@
 //! restarts its recurrences every few window lengths, which bounds the rounding they carry.
 #![doc = include_str!("../rolling.md")]
 
-mod certify;
+pub(crate) mod certify;
 mod events;
 mod fallback;
 mod lanes;
