@@ -315,3 +315,26 @@ fn a_stranger_stalling_its_handshake_gives_its_slot_back_within_the_read_timeout
     c.hello(b"a token of more than sixteen bytes").unwrap();
     assert_serves_exactly(&mut c);
 }
+
+#[test]
+fn a_live_stream_over_tls_gives_every_event_of_in_process_live() {
+    use hullsweep_kernel::DEFAULT_FEE_PCT;
+    let pki = Pki::new(&["localhost"]);
+    let server = tls_server(&pki, small_config());
+    let mut c = connect("localhost", server.tcp_port(), &pki.pinned()).unwrap();
+    let (close, params) = (series(1500), combos());
+    let id = c.open_stream(&params, DEFAULT_FEE_PCT).unwrap();
+    let mut live = hullsweep_variants::Live::new(&params, DEFAULT_FEE_PCT).unwrap();
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    for (i, bar) in close.iter().enumerate() {
+        // One call per bar: the live job, and many tiny TLS records each way.
+        assert_eq!(c.push(id, &[*bar], &mut got).unwrap(), i as u64 + 1);
+        live.push(*bar, &mut want).unwrap();
+    }
+    assert_eq!(got.len(), want.len());
+    assert!(got.iter().zip(&want).all(|(g, w)| g.same(w)));
+    let result = c.close_stream(id).unwrap();
+    let batch = hullsweep_kernel::sweep(&close, &params, DEFAULT_FEE_PCT).unwrap();
+    assert_eq!(bits(&result.pnl), bits(&batch.pnl));
+    assert_eq!(result.trades, batch.trades);
+}
