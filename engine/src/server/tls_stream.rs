@@ -34,6 +34,7 @@ impl ServerTls {
     pub(super) fn split(self: &Arc<Self>) -> (TlsReader, TlsWriter) {
         let reader = TlsReader {
             tls: Arc::clone(self),
+            // One full TLS record (16 KiB of data plus header and tag) per socket read.
             raw: vec![0; 16 * 1024 + 512],
             start: 0,
             end: 0,

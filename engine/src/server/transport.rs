@@ -186,9 +186,8 @@ impl Stream {
     pub(super) fn refuse(self, frame: &[u8], tls: bool) {
         let _ = match self {
             Stream::Unix(mut s) => s.write_all(frame),
-            Stream::Tcp(_) | Stream::Tls(_) if tls => Ok(()),
-            Stream::Tcp(mut s) => s.write_all(frame),
-            Stream::Tls(_) => Ok(()),
+            Stream::Tcp(mut s) if !tls => s.write_all(frame),
+            Stream::Tcp(_) | Stream::Tls(_) => Ok(()),
         };
     }
 
