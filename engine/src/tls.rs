@@ -198,12 +198,27 @@ impl TlsConnector {
         let mut conn = rustls::ClientConnection::new(Arc::clone(&self.config), name)
             .map_err(|e| e.to_string())?;
         while conn.is_handshaking() {
-            conn.complete_io(&mut sock).map_err(|e| match e.get_ref() {
-                Some(inner) => inner.to_string(),
-                None if e.kind() == io::ErrorKind::UnexpectedEof => {
-                    "the server closed the connection during the handshake".into()
-                }
-                None => e.to_string(),
+            conn.complete_io(&mut sock).map_err(|e| match e.kind() {
+                io::ErrorKind::UnexpectedEof
+                | io::ErrorKind::ConnectionReset
+                | io::ErrorKind::BrokenPipe => format!(
+                    "the server closed the connection during the handshake ({e}); it may be \
+                     at its --max-connections, or not serving TLS on this port"
+                ),
+                _ => match e.get_ref() {
+                    Some(inner)
+                        if matches!(
+                            inner.downcast_ref::<rustls::Error>(),
+                            Some(rustls::Error::InvalidMessage(
+                                rustls::InvalidMessage::InvalidContentType
+                            ))
+                        ) =>
+                    {
+                        format!("{inner}: the server does not speak TLS on this port")
+                    }
+                    Some(inner) => inner.to_string(),
+                    None => e.to_string(),
+                },
             })?;
         }
         Ok(rustls::StreamOwned::new(conn, sock))

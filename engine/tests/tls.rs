@@ -338,3 +338,40 @@ fn a_live_stream_over_tls_gives_every_event_of_in_process_live() {
     assert_eq!(bits(&result.pnl), bits(&batch.pnl));
     assert_eq!(result.trades, batch.trades);
 }
+
+#[test]
+fn a_full_tls_server_closes_new_connections_and_serves_the_held_one() {
+    let pki = Pki::new(&["localhost"]);
+    let server = tls_server(
+        &pki,
+        Config {
+            max_connections: 1,
+            ..small_config()
+        },
+    );
+    let port = server.tcp_port();
+    let mut held = connect("localhost", port, &pki.by_ca()).unwrap();
+    assert_eq!(held.echo(&[1.0]).unwrap(), [1.0]);
+    // No plaintext "server busy" frame inside a TLS port: the handshake just ends.
+    let m = tls_refusal(connect("localhost", port, &pki.by_ca()));
+    assert!(
+        m.contains("closed the connection during the handshake"),
+        "{m}"
+    );
+    assert_serves_exactly(&mut held);
+}
+
+#[test]
+fn a_tls_client_against_a_plain_server_is_refused_in_the_handshake() {
+    let pki = Pki::new(&["localhost"]);
+    // The ClientHello reads as a frame header to a plain server, which waits for the rest of
+    // that "frame" until its read timeout, then answers with an error frame: not TLS.
+    let plain = Running::tcp(Config {
+        read_timeout: Duration::from_millis(300),
+        ..small_config()
+    });
+    let m = tls_refusal(connect("localhost", plain.tcp_port(), &pki.by_ca()));
+    assert!(m.contains("does not speak TLS"), "{m}");
+    let mut c = plain.client();
+    assert_eq!(c.echo(&[2.0]).unwrap(), [2.0]);
+}
