@@ -186,6 +186,7 @@ fn bad_options_are_refused_with_a_message() {
         vec!["serve", "--stdio", "--token-file", "/nonexistent/token"],
         vec!["serve", "--stdio", "--max-streams", "0"],
         vec!["serve", "--stdio", "--max-stream-combos", "0"],
+        vec!["serve", "--stdio", "--max-stream-combos", "100000000"],
         vec!["serve", "--stdio", "--max-streams-per-connection", "-1"],
     ] {
         let out = Command::new(BIN)

@@ -236,12 +236,16 @@ def main() -> None:
     ap.add_argument("--ref-dir", type=Path, default=ROOT / "reference")
     ap.add_argument("--out", type=Path, default=ROOT / "reports")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--live-bars", type=int, default=3000,
+                    help="timed bars per stream size in the live-streams section (0 skips it)")
     ap.add_argument("--ref-note", default=None,
                     help="how to describe the numba reference in the report, when not reference/ here")
     args = ap.parse_args()
 
     if not args.no_build:
         subprocess.run(["cargo", "build", "--release", "--bin", "hullsweep"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "-p", "hullsweep-engine", "--example",
+                        "stream_latency"], cwd=ROOT, check=True)
     binary = ROOT / "target" / "release" / "hullsweep"
     ref, ref_path = load_reference(args.ref_dir)
     in_repo_ref = ROOT in ref_path.resolve().parents
@@ -503,6 +507,13 @@ def main() -> None:
                  full_echo, floor_echo, ser, zero_copy, spawn_cost, true_cost, short_boundary,
                  idle_echo, load_before, os.getloadavg(), params_only_call, echo_min, kernel_secs,
                  statistics.median(paired_echo), floor_paired, controls, connect)
+    if args.live_bars:
+        # The live-streams section: its own interleaved run, spliced into the report just written.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import live_boundary
+
+        with tempfile.TemporaryDirectory() as tmp_s:
+            live_boundary.run(args.out, True, [80, 10_000], args.live_bars, 1000, Path(tmp_s))
 
 
 # -- report --------------------------------------------------------------------------------------

@@ -100,7 +100,12 @@ fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, Expect) {
         .map(|_| std::array::from_fn(|_| window(rng)))
         .collect();
     let id = rng.u64(0..4);
-    match rng.u8(..7) {
+    let fee = if rng.u8(..8) == 0 {
+        f64::from_bits(rng.u64(..))
+    } else {
+        0.09
+    };
+    match rng.u8(..11) {
         0 | 1 => (
             protocol::encode_request(protocol::OP_SWEEP, &close, &params, None),
             Expect::Sweep(close, params),
@@ -121,6 +126,20 @@ fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, Expect) {
             protocol::encode_request(protocol::OP_DROP, &[], &[], Some(id)),
             Expect::Unchecked,
         ),
+        // Live streams: opens (mostly over the small loaded budget), pushes, closes, states.
+        6 => (protocol::encode_open(&params, fee), Expect::Unchecked),
+        7 | 8 => {
+            let mut f = protocol::push_head(id, close.len() as u32);
+            protocol::put_f64s(&mut f, &close);
+            (f, Expect::Unchecked)
+        }
+        9 => {
+            let op = [protocol::OP_STREAM_CLOSE, protocol::OP_STREAM_STATE][rng.usize(..2)];
+            (
+                protocol::encode_request(op, &[], &[], Some(id)),
+                Expect::Unchecked,
+            )
+        }
         _ => (
             protocol::encode_request(rng.u8(..), &close, &params, None),
             Expect::Unchecked,

@@ -106,8 +106,9 @@ fn stream_state_is_charged_and_given_back_when_the_connection_drops() {
     // At least the state of its combos.
     assert!(server.shared.loaded_bytes() >= (150 * (combos().len() + 3)) as u64);
     drop(c);
-    wait_for(|| server.shared.streams() == 0 && server.shared.loaded_bytes() == 0);
-    assert_eq!(server.shared.inflight_bytes(), 0);
+    // The receive buffer and the kept events buffer go back with the rest of the connection.
+    let s = &server.shared;
+    wait_for(|| s.streams() == 0 && s.loaded_bytes() == 0 && s.inflight_bytes() == 0);
 }
 
 fn wait_for(mut done: impl FnMut() -> bool) {
@@ -271,4 +272,26 @@ fn a_truncated_push_frame_ends_only_its_connection() {
     assert!(e.contains(&format!("opcode {OP_STREAM_PUSH}")), "{e}");
     assert_serves(&mut s);
     other.push(kept, &series(50), &mut Vec::new()).unwrap();
+}
+
+#[test]
+fn a_push_whose_reply_could_pass_the_frame_limit_is_refused() {
+    let server = Running::unix(Config {
+        max_frame: 4 << 20,
+        ..small_config()
+    });
+    let mut c = server.client();
+    // 65,536 combos (the default limit) x 520 bars could reverse 34 million times: 2.2 GB of
+    // records, past the 2^31 - 1 bytes a frame can carry, from a 4 KB request.
+    let params: Vec<Combo> = hullsweep_kernel::default_params()
+        .into_iter()
+        .cycle()
+        .take(65_536)
+        .collect();
+    let id = c.open_stream(&params, DEFAULT_FEE_PCT).unwrap();
+    let e = server_error(c.push(id, &series(520), &mut Vec::new()));
+    assert!(e.contains("frame limit") && e.contains("fewer bars"), "{e}");
+    let mut events = Vec::new();
+    assert_eq!(c.push(id, &series(3), &mut events).unwrap(), 3);
+    assert_eq!(c.stream_state(id).unwrap().bars, 3);
 }

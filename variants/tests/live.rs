@@ -399,3 +399,19 @@ proptest::proptest! {
         check_against("proptest chunks", &close, &params, fee, &chunks, &w);
     }
 }
+
+#[test]
+fn live_is_send_and_clone_and_its_memory_follows_the_windows_not_the_stream() {
+    fn send_clone<T: Send + Clone>() {}
+    send_clone::<Live>();
+    let close = hullsweep_kernel::gbm(60_000, 3, 0.001).unwrap();
+    let params = hullsweep_kernel::default_params();
+    let mut live = Live::new(&params, 0.09).unwrap();
+    let mut events = Vec::new();
+    live.push_many(&close[..20_000], &mut events).unwrap();
+    let early = live.memory_bytes();
+    live.push_many(&close[20_000..], &mut events).unwrap();
+    assert_eq!(live.memory_bytes(), early, "memory grew with the stream");
+    assert!(early < 4 << 20, "{early} bytes for 80 combos");
+    assert_eq!(live.nodes(), [136, 80, 80, 80, 80]);
+}

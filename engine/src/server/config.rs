@@ -172,11 +172,13 @@ impl Config {
                 return Err(EngineError::Config(format!("{name} must be >= 1, got 0")));
             }
         }
-        if self.max_stream_combos > u32::MAX as usize {
+        // A state reply (opcode 11) carries 40 bytes per combo and must fit one frame.
+        let most = (protocol::MAX_FRAME_LIMIT as usize - 8) / 40;
+        if self.max_stream_combos > most {
             return Err(EngineError::Config(format!(
-                "max stream combos {} must be <= {} (a request counts combos in a u32)",
-                self.max_stream_combos,
-                u32::MAX
+                "max stream combos {} must be <= {most} (a stream's state reply, 40 bytes per \
+                 combo, must fit one frame)",
+                self.max_stream_combos
             )));
         }
         if self.idle_timeout.is_some_and(|t| t.is_zero()) {

@@ -15,9 +15,13 @@ use std::sync::atomic::Ordering;
 /// 225 to 360 (the combo, its plan, loop state and its share of the shared indicator graph).
 const OPEN_PER_COMBO: u64 = 512;
 
-/// Bytes charged per slot of history per graph node (and for the close and run rings): the
-/// rings and exact-value caches hold a few bytes per node and bar (measured: 1 to 3).
-const SLOT_PER_NODE: u64 = 32;
+/// Bytes charged per stream besides its combos (`Live` holds about 260: its rings' first slots).
+const OPEN_BASE: u64 = 1024;
+
+/// Bytes charged per slot of history per graph node, and twice for the close and run rings
+/// (12 bytes a slot together): the nodes' rings and exact-value caches hold under a byte per
+/// node and slot on the default grid and about 2 on a single long combo (measured).
+const SLOT_PER_NODE: u64 = 8;
 
 /// Events kept between pushes (64 KiB, charged to the in-flight budget while kept); a larger
 /// buffer is freed after its push.
@@ -173,7 +177,7 @@ impl<'a> Streams<'a> {
                 format!("{max} streams open on this server, the limit (--max-streams); retry later")
             })?;
         let need = params.iter().map(effective_window).max().unwrap_or(1) as u64 + 1;
-        let charged = (n as u64).saturating_mul(OPEN_PER_COMBO) + 4096;
+        let charged = (n as u64).saturating_mul(OPEN_PER_COMBO) + OPEN_BASE;
         let opened = self
             .charge(charged, || format!("a stream of {n} combos"))
             .and_then(|()| {
@@ -227,6 +231,17 @@ impl<'a> Streams<'a> {
             })?;
         }
         let cells = (n as u64).saturating_mul(bars.len() as u64);
+        let reply_bytes = WORST_EVENT_BYTES
+            .saturating_mul(cells)
+            .saturating_add(EVENTS_HEAD as u64);
+        if reply_bytes > u64::from(protocol::MAX_FRAME_LIMIT) {
+            return Err(format!(
+                "a push of {} bars to a stream of {n} combos may cause a reply of {reply_bytes} \
+                 bytes, over the protocol's frame limit of {} bytes; push fewer bars at once",
+                bars.len(),
+                protocol::MAX_FRAME_LIMIT
+            ));
+        }
         let worst = WORST_PER_CELL
             .saturating_mul(cells)
             .saturating_add(4 + EVENTS_HEAD as u64);

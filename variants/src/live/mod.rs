@@ -4,8 +4,9 @@
 //!
 //! # Stages
 //! One file each: `ring` (what is kept of the past), `graph` (the pipeline shared by every
-//! combo, with its rolling WMAs), `scale` (the bound's `M`), `exact` (the reference's `d` at
-//! one bar, for the bars the bound leaves uncertified) and `state` (each combo's event loop);
+//! combo, with its rolling WMAs), `scale` (the bound's `M`), `bound` (each combo's threshold,
+//! by `rolling`'s `Plan`), `exact` (the reference's `d` at one bar, for the bars the bound
+//! leaves uncertified) and `state` (each combo's event loop);
 //! this file holds the entry points and the certification test. Why the fast path's bound
 //! holds bar by bar: `variants/src/live.md` (below).
 #![doc = include_str!("../live.md")]
@@ -301,12 +302,11 @@ pub fn trades(
     check_combos(combos, params.len())?;
     let chosen: Vec<Combo> = combos.iter().map(|&k| params[k]).collect();
     let mut live = Live::new(&chosen, fee_pct)?;
-    let mut events = Vec::new();
-    live.push_many(close, &mut events)?;
-    // Events come in bar order; a stable sort by position in `combos` keeps each combo's in it.
-    let mut log: Vec<(usize, Trade)> = events
-        .into_iter()
-        .filter_map(|e| match e {
+    let (mut events, mut log) = (Vec::new(), Vec::new());
+    // In pieces, so the opens (which the log drops) never pile up.
+    for piece in close.chunks(1 << 16) {
+        live.push_many(piece, &mut events)?;
+        log.extend(events.drain(..).filter_map(|e| match e {
             Event::Close(t) => Some((
                 t.combo,
                 Trade {
@@ -315,8 +315,9 @@ pub fn trades(
                 },
             )),
             Event::Open { .. } => None,
-        })
-        .collect();
+        }));
+    }
+    // Events come in bar order; a stable sort by position in `combos` keeps each combo's in it.
     log.sort_by_key(|&(j, _)| j);
     Ok(log.into_iter().map(|(_, t)| t).collect())
 }
