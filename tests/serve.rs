@@ -138,7 +138,13 @@ fn a_wildcard_bind_needs_a_token_file() {
     );
 
     let path = token.to_str().unwrap();
-    let (mut proc, line) = Proc::spawn(&["--tcp", "0.0.0.0:0", "--token-file", path]);
+    let (mut proc, line) = Proc::spawn(&[
+        "--tcp",
+        "0.0.0.0:0",
+        "--token-file",
+        path,
+        "--insecure-plaintext",
+    ]);
     let port: u16 = line.rsplit(':').next().unwrap().parse().unwrap();
     let mut c = Client::connect_tcp(("127.0.0.1", port)).unwrap();
     c.set_timeout(Some(Duration::from_secs(30))).unwrap();

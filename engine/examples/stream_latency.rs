@@ -11,13 +11,15 @@
 //! for `engine/python/boundary_study.py`.
 
 use clap::Parser;
-use hullsweep_engine::{Client, Config, Endpoint, Server};
+use hullsweep_engine::{Client, Config, Endpoint, Server, TlsAcceptor, TlsConnector};
 use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT, Event, GridSpec, default_close, grid2};
 use hullsweep_variants::{Live, Threads, Variant};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(about = "Per-bar round trip of a live stream: in-process, Unix socket, TCP, echo floor")]
+#[command(
+    about = "Per-bar round trip of a live stream: in-process, Unix socket, TCP, TLS, echo floor"
+)]
 struct Args {
     /// Stream sizes, comma-separated: 80 is the default grid, anything else a two-axis grid of
     /// lengths 6..=200 (10000 = 100 x 100).
@@ -34,21 +36,23 @@ struct Args {
     json: bool,
 }
 
-/// Where a push goes. TLS adds a variant here (and its connect arm in `connect`): its rows then
-/// appear in the table and in reports/boundary.md without other changes.
+/// Where a push goes. TLS is TLS 1.3 over loopback TCP, the client pinning the server's
+/// certificate (made here with rcgen).
 #[derive(Clone, Copy, Debug)]
 enum Transport {
     Unix,
     Tcp,
+    Tls,
 }
 
 impl Transport {
-    const ALL: [Transport; 2] = [Transport::Unix, Transport::Tcp];
+    const ALL: [Transport; 3] = [Transport::Unix, Transport::Tcp, Transport::Tls];
 
     fn name(self) -> &'static str {
         match self {
             Transport::Unix => "unix",
             Transport::Tcp => "tcp",
+            Transport::Tls => "tls",
         }
     }
 }
@@ -98,19 +102,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Config::default()
     };
     let dir = tempfile::tempdir()?;
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_string()])?;
+    std::fs::write(&cert, made.cert.pem())?;
+    std::fs::write(&key, made.signing_key.serialize_pem())?;
+    let pinned = TlsConnector::with_pinned_cert(&cert)?;
+    let tls_config = Config {
+        tls: Some(TlsAcceptor::from_pem_files(&cert, &key)?),
+        ..config.clone()
+    };
     let unix = Server::bind_unix(&dir.path().join("e.sock"), config.clone())?;
     let tcp = Server::bind_tcp("127.0.0.1:0".parse()?, config)?;
-    let endpoints = [unix.endpoint().clone(), tcp.endpoint().clone()];
+    let tls = Server::bind_tcp("127.0.0.1:0".parse()?, tls_config)?;
+    let endpoints = [
+        unix.endpoint().clone(),
+        tcp.endpoint().clone(),
+        tls.endpoint().clone(),
+    ];
     let shared = unix.shared();
-    let stops = [unix.shutdown_handle(), tcp.shutdown_handle()];
+    let stops = [
+        unix.shutdown_handle(),
+        tcp.shutdown_handle(),
+        tls.shutdown_handle(),
+    ];
     let threads = [
         std::thread::spawn(move || unix.run()),
         std::thread::spawn(move || tcp.run()),
+        std::thread::spawn(move || tls.run()),
     ];
     let connect = |t: Transport| -> Result<Client, hullsweep_engine::ClientError> {
         let c = match (t, &endpoints) {
-            (Transport::Unix, [Endpoint::Unix(p), _]) => Client::connect_unix(p)?,
-            (Transport::Tcp, [_, Endpoint::Tcp(a)]) => Client::connect_tcp(a)?,
+            (Transport::Unix, [Endpoint::Unix(p), _, _]) => Client::connect_unix(p)?,
+            (Transport::Tcp, [_, Endpoint::Tcp(a), _]) => Client::connect_tcp(a)?,
+            (Transport::Tls, [_, _, Endpoint::Tcp(a)]) => {
+                Client::connect_tls("localhost", a.port(), &pinned)?
+            }
             _ => unreachable!("endpoints are bound in this order"),
         };
         c.set_timeout(Some(Duration::from_secs(60)))?;

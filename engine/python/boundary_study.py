@@ -66,6 +66,14 @@ class Servers:
     def __init__(self, binary: Path, tmp: Path):
         self.binary, self.tmp, self.procs = binary, tmp, []
 
+    def tls_dir(self) -> Path:
+        """A certificate for 127.0.0.1 made by `hullsweep tls-cert` (once per study)."""
+        d = self.tmp / "tls"
+        if not d.exists():
+            subprocess.run([str(self.binary), "tls-cert", "--out", str(d), "--host", "127.0.0.1"],
+                           check=True, capture_output=True)
+        return d
+
     def start(self, transport: str, variant: str):
         args = [str(self.binary), "serve", "--variant", variant, "--threads", "1"]
         if transport == "unix":
@@ -73,6 +81,9 @@ class Servers:
             args += ["--unix", str(path)]
         else:
             args += ["--tcp", "127.0.0.1:0"]
+        if transport == "tls":
+            d = self.tls_dir()
+            args += ["--tls-cert", str(d / "cert.pem"), "--tls-key", str(d / "key.pem")]
         p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.procs.append(p)
         line = p.stdout.readline().strip()
@@ -82,6 +93,9 @@ class Servers:
         if transport == "unix":
             return hc.Client.unix(where)
         host, port = where.rsplit(":", 1)
+        if transport == "tls":
+            self.tls_port = int(port)
+            return hc.Client.tls(host, int(port), cafile=str(self.tls_dir() / "ca.pem"))
         return hc.Client.tcp(host, int(port))
 
     def stop(self):
@@ -256,6 +270,7 @@ def main() -> None:
             unix = servers.start("unix", "reference")
             unix_unchecked = servers.start("unix", unchecked)
             tcp = servers.start("tcp", "reference")
+            tls = servers.start("tls", "reference")
             pre = servers.start("unix", "reference")
             pre_id = pre.load(close)
             bare_proc, bare = start_bare_echo(tmp)
@@ -316,6 +331,7 @@ def main() -> None:
                 "chatty, one call per combo, series re-sent": lambda: chatty(unix),
                 "spawn per sweep, stdin/stdout": spawn,
                 "batch, TCP loopback": lambda: tcp.sweep(close, params),
+                "batch, TLS 1.3 over TCP loopback": lambda: tls.sweep(close, params),
                 "chatty, one call per combo, preloaded series": chatty_pre,
             }
             if hullsweep_rs is None:
@@ -404,21 +420,21 @@ def main() -> None:
                 idle_echo.append(timed(lambda: unix.echo(close))[0])
             idle_echo = statistics.median(idle_echo)
 
-            # Echo curve: Unix and TCP from the Python client; bare socket at the same sizes.
+            # Echo curve: Unix, TCP and TLS from the Python client; bare socket at the same sizes.
             top = args.bars
             sizes = sorted({int(round(v)) for v in np.logspace(0, math.log10(top), args.echo_points)})
-            echo = {"unix": [], "tcp": [], "bare": []}
-            for c in (unix, tcp, bare):  # settle every path before the first, smallest point
+            echo = {"unix": [], "tcp": [], "tls": [], "bare": []}
+            for c in (unix, tcp, tls, bare):  # settle every path before the first, smallest point
                 for _ in range(200):
                     c.echo(close[:1])
             payloads = {n: np.ascontiguousarray(close[:n]) for n in sizes}
             for n in sizes:
                 x = payloads[n]
-                tries = [("unix", unix), ("tcp", tcp), ("bare", bare)]
+                tries = [("unix", unix), ("tcp", tcp), ("tls", tls), ("bare", bare)]
                 for name, c in tries:
                     got = c.echo(x)
                     assert np.array_equal(got.view(np.int64), x.view(np.int64)), name
-                # Interleaved call by call, so the three transports see the same load.
+                # Interleaved call by call, so the four transports see the same load.
                 samples = {name: [] for name, _ in tries}
                 for _ in range(echo_reps(n)):
                     rng.shuffle(tries)
@@ -457,6 +473,19 @@ def main() -> None:
 
             spawn_echo()
             spawn_cost = [timed(spawn_echo)[0] for _ in range(max(20, args.runs))]
+
+            # Connecting: TCP connect vs TCP connect + TLS handshake + verification by the CA,
+            # interleaved, each followed by a 1-float echo so the session is really usable.
+            ca = str(servers.tls_dir() / "ca.pem")
+            tcp_port = tcp._sock.getpeername()[1]
+            connect = {"tcp": [], "tls": []}
+            for _ in range(max(30, args.runs)):
+                for name, make in [("tcp", lambda: hc.Client.tcp("127.0.0.1", tcp_port)),
+                                   ("tls", lambda: hc.Client.tls("127.0.0.1", servers.tls_port, cafile=ca))]:
+                    def once():
+                        with make() as c:
+                            c.echo(close[:1])
+                    connect[name].append(timed(once)[0])
             true_cost = [timed(lambda: subprocess.run(["true"]))[0] for _ in range(max(20, args.runs))]
         finally:
             servers.stop()
@@ -477,7 +506,7 @@ def main() -> None:
                  rust_inproc_server, batch_boundary, params_only_boundary, sizes, echo, fits,
                  full_echo, floor_echo, ser, zero_copy, spawn_cost, true_cost, short_boundary,
                  idle_echo, load_before, os.getloadavg(), params_only_call, echo_min, kernel_secs,
-                 statistics.median(paired_echo), floor_paired, controls)
+                 statistics.median(paired_echo), floor_paired, controls, connect)
     if args.live_bars:
         # The live-streams section: its own interleaved run, spliced into the report just written.
         sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -492,7 +521,7 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
                  rust_inproc_server, batch_boundary, params_only_boundary, sizes, echo, fits,
                  full_echo, floor_echo, ser, zero_copy, spawn_cost, true_cost, short_boundary,
                  idle_echo, load_before, load_after, params_only_call, echo_min, kernel_min,
-                 paired_echo, floor_paired, controls):
+                 paired_echo, floor_paired, controls, connect):
     import matplotlib
 
     matplotlib.use("Agg")
@@ -567,6 +596,7 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
     L.append(f"| batch boundary, naive (median batch − median in-server kernel) | {us(naive)} µs |")
     L.append(f"| full-payload echo, engine, Unix ({sizes[-1]:,} floats = {8 * sizes[-1]:,} B each way) | {us(full_echo['unix'])} µs |")
     L.append(f"| full-payload echo, engine, TCP loopback | {us(full_echo['tcp'])} µs |")
+    L.append(f"| full-payload echo, engine, TLS 1.3 over TCP loopback | {us(full_echo['tls'])} µs |")
     L.append(f"| full-payload echo, bare Python socket echo server, same bytes, Unix | {us(full_echo['bare'])} µs |")
     L.append(f"| full-payload echo, engine, Unix, paired: right after each timed batch call | {us(paired_echo)} µs |")
     L.append(f"| echo floor, engine, Unix (1 float), echo curve | {us(floor_echo)} µs |")
@@ -622,17 +652,24 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
 
     L.append("## Echo curve\n")
     L.append("Round trip of n float64 through the engine's opcode 1 from the Python client (median of "
-             "30–600 calls per point, the three transports interleaved call by call), and through a "
-             "plain Python socket echo server with the same framing.\n")
-    L.append("| floats | bytes each way | Unix µs | TCP µs | bare Unix µs |")
-    L.append("|---:|---:|---:|---:|---:|")
+             "30–600 calls per point, the four transports interleaved call by call), and through a "
+             "plain Python socket echo server with the same framing. TLS is TLS 1.3 (rustls in the "
+             "server, the standard library's `ssl` in the client) over loopback TCP; TLS × TCP is "
+             "the per-call price of encryption.\n")
+    L.append("| floats | bytes each way | Unix µs | TCP µs | TLS µs | TLS × TCP | bare Unix µs |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|")
     for i, n in enumerate(sizes):
-        L.append(f"| {n:,} | {8 * n:,} | {us(echo['unix'][i])} | {us(echo['tcp'][i])} | {us(echo['bare'][i])} |")
+        L.append(f"| {n:,} | {8 * n:,} | {us(echo['unix'][i])} | {us(echo['tcp'][i])} | "
+                 f"{us(echo['tls'][i])} | {echo['tls'][i] / echo['tcp'][i]:.2f} | {us(echo['bare'][i])} |")
     L.append("")
     L.append("Fit `T = floor + bytes moved (both directions) / bandwidth` (least squares on relative error):\n")
     for k, (fl, bw) in fits.items():
         L.append(f"- {k}: floor {us(fl)} µs, bandwidth {bw / 1e9:.2f} GB/s")
     L.append("\n![echo curve](boundary-echo.svg)\n")
+    ct, cs = statistics.median(connect["tcp"]), statistics.median(connect["tls"])
+    L.append(f"Connecting, then one 1-float echo, then closing (median of {len(connect['tcp'])}, "
+             f"interleaved): TCP {us(ct)} µs; TLS (handshake, the server verified by its CA) "
+             f"{us(cs)} µs, {cs / ct:.1f}× — paid once per connection, which both clients hold.\n")
 
     L.append("## Serialization tax (full series)\n")
     L.append(f"{args.bars:,} float64 ({n_bytes:,} bytes). Median of repeated calls.\n")
@@ -674,7 +711,7 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     x = np.array([8 * n for n in sizes])
-    for k, style in [("unix", "o-"), ("tcp", "s-"), ("bare", "^--")]:
+    for k, style in [("unix", "o-"), ("tcp", "s-"), ("tls", "d-"), ("bare", "^--")]:
         ax.loglog(x, np.array(echo[k]) * 1e6, style, label=f"{k} (floor {us(fits[k][0])} µs, {fits[k][1] / 1e9:.2f} GB/s)")
     ax.set_xlabel("payload bytes each way")
     ax.set_ylabel("round trip µs (median)")

@@ -11,9 +11,6 @@ echo over each transport, to `hullsweep serve`). Each rotates its paths bar by b
 machine's noise falls on all of them alike.
 """
 
-# TLS: add "tls" to TRANSPORTS (and its `Transport` variant in stream_latency.rs, its start
-# arguments in `start_server`): the rows and the table below follow.
-
 from __future__ import annotations
 
 import argparse
@@ -32,7 +29,7 @@ import numpy as np
 from hullsweep_rs import client as hc  # pip install ./pyext (scripts/test installs it in .venv)
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSPORTS = ["unix", "tcp"]
+TRANSPORTS = ["unix", "tcp", "tls"]
 BEGIN, END = "<!-- live-streams:begin -->", "<!-- live-streams:end -->"
 FEE = 0.09
 
@@ -55,11 +52,17 @@ def params_for(n: int) -> np.ndarray:
 def start_server(binary: Path, transport: str, tmp: Path):
     args = [str(binary), "serve", "--variant", "reference", "--threads", "1"]
     args += ["--unix", str(tmp / f"live-{transport}.sock")] if transport == "unix" else ["--tcp", "0"]
+    tls = tmp / "live-tls"
+    if transport == "tls":  # TLS 1.3 on loopback, a certificate made by `hullsweep tls-cert`
+        subprocess.run([str(binary), "tls-cert", "--out", str(tls)], check=True, capture_output=True)
+        args += ["--tls-cert", str(tls / "cert.pem"), "--tls-key", str(tls / "key.pem")]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     where = proc.stdout.readline().strip().split(" ", 2)[2]
     if transport == "unix":
         return proc, lambda: hc.Client.unix(where)
     host, port = where.rsplit(":", 1)
+    if transport == "tls":
+        return proc, lambda: hc.Client.tls(host, int(port), cafile=str(tls / "ca.pem"))
     return proc, lambda: hc.Client.tcp(host, int(port))
 
 
@@ -169,9 +172,10 @@ def section(m: dict) -> str:
              "as an echo of one float. The Rust and the Python rows are two runs, minutes apart; "
              "compare rows within a run. p99 on this shared machine is dominated by other jobs' "
              "scheduling, and a negative difference means the push and the echo medians are "
-             "within the noise of the load (the load average above, on 2 cores). **TLS**: its rows are added "
-             "here by adding the transport to `TRANSPORTS` (this script) and `Transport` "
-             "(`engine/examples/stream_latency.rs`).")
+             "within the noise of the load (the load average above, on 2 cores). TLS is TLS 1.3 "
+             "over loopback TCP (rustls in the server; the Rust client rustls pinning the "
+             "certificate, the Python client the standard library's `ssl` verifying it by its CA): "
+             "its rows against TCP's are the per-bar price of encryption.")
     L.append(END)
     return "\n".join(L) + "\n"
 

@@ -113,7 +113,8 @@ def test_a_wildcard_bind_needs_the_token(tmp_path):
     token = tmp_path / "token"
     token.write_bytes(b"a token of more than sixteen bytes\n")
     token.chmod(0o600)
-    args = [binary, "serve", "--tcp", "0.0.0.0:0", "--token-file", str(token), "--variant", "reference"]
+    args = [binary, "serve", "--tcp", "0.0.0.0:0", "--token-file", str(token), "--insecure-plaintext",
+            "--variant", "reference"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     try:
         port = int(proc.stdout.readline().split(" ", 2)[2].strip().rsplit(":", 1)[1])

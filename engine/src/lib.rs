@@ -32,8 +32,10 @@
 pub mod client;
 pub mod protocol;
 pub mod server;
+pub mod tls;
 
 pub use client::{Client, ClientError};
 pub use server::{
     Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,
 };
+pub use tls::{TlsAcceptor, TlsConnector, TlsFileError};

@@ -178,6 +178,8 @@ fn a_wildcard_bind_needs_the_token_and_checks_it() {
         Config {
             token: Some(Token::new(token.clone()).unwrap()),
             read_timeout: Duration::from_secs(1),
+            // The hello's checks are the same with TLS (tests/tls.rs); plain bytes here.
+            insecure_plaintext: true,
             ..small_config()
         },
     );

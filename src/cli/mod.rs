@@ -13,6 +13,7 @@ mod serve;
 mod setup;
 mod stream;
 mod sweep;
+mod tls_cert;
 mod trades;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
@@ -37,6 +38,7 @@ enum Command {
     Gate(gate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
+    TlsCert(tls_cert::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -49,5 +51,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Trades(args) => trades::run(args),
         Command::Stream(args) => live::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::TlsCert(args) => tls_cert::run(args),
     }
 }

@@ -1,4 +1,5 @@
-//! `hullsweep serve`: the engine service (protocol v1 and extensions) on a Unix socket, TCP or stdio.
+//! `hullsweep serve`: the engine service (protocol v1 and extensions) on a Unix socket, TCP (plain
+//! or TLS) or stdio.
 //! Startup prints one `listening unix PATH` or `listening tcp ADDR` line so scripts can connect.
 
 use anyhow::{Context, bail};
@@ -9,7 +10,7 @@ use hullsweep_engine::server::{
     DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT,
 };
-use hullsweep_engine::{Config, Server, Token};
+use hullsweep_engine::{Config, Server, TlsAcceptor, Token};
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::fs::FileTypeExt;
@@ -23,6 +24,10 @@ use std::time::Duration;
 /// Exactly one transport: --unix PATH (socket mode 0600, removed at shutdown), --tcp ADDR
 /// (loopback unless an explicit wider address is given; port 0 picks a free port), or --stdio
 /// (one session on stdin/stdout, exits when stdin ends). SIGINT/SIGTERM stop it cleanly.
+///
+/// Beyond loopback: `hullsweep tls-cert --out tls --host HOST` once, then
+/// `hullsweep serve --tcp 0.0.0.0:7070 --token-file token --tls-cert tls/cert.pem --tls-key
+/// tls/key.pem`; clients verify the server by tls/ca.pem or pin tls/cert.pem, then say hello.
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("transport").required(true).args(["unix", "tcp", "stdio"])))]
 pub struct Args {
@@ -30,7 +35,8 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     unix: Option<PathBuf>,
     /// Listen on TCP: PORT (loopback), or HOST:PORT; 0.0.0.0:PORT must be spelled out to go wider,
-    /// and a bind beyond loopback also needs --token-file (clients send it in a hello frame).
+    /// and a bind beyond loopback also needs --token-file (clients send it in a hello frame) and
+    /// TLS (--tls-cert, --tls-key), or an explicit --insecure-plaintext.
     #[arg(long, value_name = "ADDR")]
     tcp: Option<String>,
     /// Serve one session on stdin/stdout.
@@ -91,6 +97,18 @@ pub struct Args {
     /// connection must present it in a hello (opcode 7) first. Required to bind TCP beyond loopback.
     #[arg(long, value_name = "PATH")]
     token_file: Option<PathBuf>,
+    /// Serve TCP over TLS 1.3 with this certificate chain (PEM, the server's certificate first),
+    /// so the token and the data are encrypted and clients can verify the server: by the CA
+    /// that signed it, or by pinning this file. `hullsweep tls-cert --out DIR` makes one.
+    #[arg(long, value_name = "PATH", requires = "tls_key", conflicts_with_all = ["unix", "stdio"])]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, RSA or SEC1 EC); keep it mode 0600.
+    #[arg(long, value_name = "PATH", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Allow a TCP bind beyond loopback without TLS: the access token and every series then
+    /// cross the network in clear, readable by anyone on the path. For trusted networks only.
+    #[arg(long, conflicts_with = "tls_cert")]
+    insecure_plaintext: bool,
 }
 
 fn seconds(s: &str) -> Result<f64, String> {
@@ -134,13 +152,13 @@ fn check_unix_path(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn warn_if_readable_by_others(path: &std::path::Path) {
+fn warn_if_readable_by_others(what: &str, path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     if let Ok(m) = std::fs::metadata(path)
         && m.permissions().mode() & 0o077 != 0
     {
         eprintln!(
-            "hullsweep serve: warning: token file {} is readable by others; chmod 600 it",
+            "hullsweep serve: warning: {what} {} is readable by others; chmod 600 it",
             path.display()
         );
     }
@@ -162,16 +180,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_streams: args.max_streams,
         token: match &args.token_file {
             Some(path) => {
-                warn_if_readable_by_others(path);
+                warn_if_readable_by_others("token file", path);
                 Some(Token::from_file(path)?)
             }
             None => None,
         },
+        tls: match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => {
+                warn_if_readable_by_others("TLS key file", key);
+                Some(TlsAcceptor::from_pem_files(cert, key)?)
+            }
+            _ => None,
+        },
+        insecure_plaintext: args.insecure_plaintext,
     };
     if args.stdio {
         return Ok(hullsweep_engine::serve_stdio(config)?);
     }
     let variant = config.variant.name();
+    let tls = config.tls.as_ref().map(|t| t.fingerprint().to_owned());
     let server = match (&args.unix, &args.tcp) {
         (Some(path), None) => {
             check_unix_path(path)?;
@@ -180,8 +207,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, Some(addr)) => {
             let addr = tcp_addr(addr)?;
             let server = Server::bind_tcp(addr, config)?;
-            if !addr.ip().is_loopback() {
-                eprintln!("hullsweep serve: warning: listening beyond loopback on {addr}");
+            match &tls {
+                Some(sha256) => eprintln!(
+                    "hullsweep serve: TLS 1.3, certificate sha256 {sha256} (clients pin this or \
+                     verify it by its CA)"
+                ),
+                None if !addr.ip().is_loopback() => eprintln!(
+                    "hullsweep serve: warning: --insecure-plaintext: listening on {addr} beyond \
+                     loopback without TLS; the access token and every series cross the network \
+                     in clear"
+                ),
+                None => {}
             }
             server
         }

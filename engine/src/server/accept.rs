@@ -139,13 +139,13 @@ fn spawn_connection(
         let msg = protocol::encode_error(&format!(
             "server busy: {max} connections open, the limit; retry later"
         ));
-        stream.refuse(&msg);
+        stream.refuse(&msg, shared.config.tls.is_some());
         return Ok(None);
     }
     // A reply the client does not read fails after the read timeout without progress (the
     // kernel's send timeout), so a client that stops reading gives its slot back too.
     let send_timeout = Some(shared.config.read_timeout);
-    let (reader, writer, keep) = stream.into_halves(send_timeout)?;
+    let (reader, writer, keep) = stream.into_halves(send_timeout, shared.config.tls.as_ref())?;
     // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
     // counted from the connect, bounds how long a stranger may hold the slot.
     let watch = Arc::new(ConnWatch::new(shared.config.token.is_some(), shared.epoch));

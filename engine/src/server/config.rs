@@ -3,6 +3,7 @@
 
 use crate::protocol::{self, Inflight};
 use crate::server::Token;
+use crate::tls::TlsAcceptor;
 use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::{Threads, Variant};
 use std::io;
@@ -102,6 +103,10 @@ pub struct Config {
     /// When set, every connection must present it in a hello (opcode 7) before anything else.
     /// Required to bind TCP beyond loopback.
     pub token: Option<Token>,
+    /// When set, TCP connections are TLS sessions with this certificate and key (TCP only).
+    pub tls: Option<TlsAcceptor>,
+    /// Allows a TCP bind beyond loopback without `tls`, the token then crossing in clear.
+    pub insecure_plaintext: bool,
 }
 
 impl Default for Config {
@@ -120,6 +125,8 @@ impl Default for Config {
             max_streams_per_connection: DEFAULT_MAX_STREAMS_PER_CONNECTION,
             max_streams: DEFAULT_MAX_STREAMS,
             token: None,
+            tls: None,
+            insecure_plaintext: false,
         }
     }
 }
@@ -178,6 +185,16 @@ impl Config {
             return Err(EngineError::Config(
                 "idle timeout must be > 0 (None keeps idle connections open)".into(),
             ));
+        }
+        Ok(())
+    }
+
+    /// Refuses TLS settings for a transport that has no use for them (`what`: Unix, stdio).
+    pub(super) fn refuse_tls(&self, what: &str) -> Result<(), EngineError> {
+        if self.tls.is_some() {
+            return Err(EngineError::Config(format!(
+                "TLS (--tls-cert, --tls-key) is for TCP only; {what} never leaves this machine"
+            )));
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The engine server: a thread per connection on a Unix socket or TCP, or one stdio session.
 //! A bad frame, a panic or a dropped client only ever ends its own connection.
 //!
-//! `transport` makes the byte streams (Unix, TCP, stdio; the one place, so TLS slots in there),
+//! `transport` makes the byte streams (Unix, TCP, TLS over TCP with `tls_stream`, stdio),
 //! `accept` hands them to threads and times them out, `session` reads frames, checks the hello
 //! and dispatches each request to its opcode family's handlers (`sweep`, `stream`), `config` holds the
 //! settings and the state all connections share, `token` and `watch` serve the hello and timeouts.
@@ -11,6 +11,7 @@ mod config;
 mod session;
 mod stream;
 mod sweep;
+mod tls_stream;
 mod token;
 mod transport;
 mod watch;
@@ -64,6 +65,7 @@ impl Server {
     /// without replacing anything, so there is no moment at which others could connect. A stale
     /// socket (nobody accepting) at `path` is replaced; anything else there is an error.
     pub fn bind_unix(path: &Path, config: Config) -> Result<Server, EngineError> {
+        config.refuse_tls("a Unix socket")?;
         let shared = Shared::new(config)?;
         let (listener, socket_file) = Listener::bind_unix(path)?;
         Ok(Server {
@@ -77,13 +79,22 @@ impl Server {
 
     /// Binds TCP at `addr` (port 0 picks a free port; see [`endpoint`](Server::endpoint)).
     ///
-    /// Beyond loopback anyone who can reach the port could use the server, so such a bind
-    /// needs [`Config::token`].
+    /// With [`Config::tls`] every connection is TLS. Beyond loopback anyone who can reach the
+    /// port could use the server, so such a bind needs [`Config::token`], and TLS (so the token
+    /// does not cross the network in clear) unless [`Config::insecure_plaintext`] says otherwise.
     pub fn bind_tcp(addr: SocketAddr, config: Config) -> Result<Server, EngineError> {
         if !addr.ip().is_loopback() && config.token.is_none() {
             return Err(EngineError::Config(format!(
                 "tcp {addr} reaches beyond loopback, so it needs an access token \
-                 (--token-file PATH); bind 127.0.0.1 or ::1 to serve this machine only"
+                 (--token-file PATH) and TLS (--tls-cert and --tls-key); bind 127.0.0.1 or ::1 \
+                 to serve this machine only"
+            )));
+        }
+        if !addr.ip().is_loopback() && config.tls.is_none() && !config.insecure_plaintext {
+            return Err(EngineError::Config(format!(
+                "tcp {addr} reaches beyond loopback without TLS, so the access token would cross \
+                 the network in clear: give --tls-cert and --tls-key (`hullsweep tls-cert` makes \
+                 them), or --insecure-plaintext on a network you trust"
             )));
         }
         let shared = Shared::new(config)?;

@@ -3,6 +3,8 @@
 
 use crate::server::config::{Config, EngineError, Shared, io_err};
 use crate::server::session::serve_connection;
+use crate::server::tls_stream::{self, ServerTls};
+use crate::tls::TlsAcceptor;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
@@ -11,11 +13,13 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Serves stdin/stdout as one connection until stdin ends (the spawn-per-call transport).
 pub fn serve_stdio(config: Config) -> Result<(), EngineError> {
+    config.refuse_tls("stdio")?;
     let shared = Shared::new(config)?;
     serve_connection(io::stdin().lock(), io::stdout().lock(), &shared)
         .map_err(io_err("stdio session"))
@@ -145,10 +149,12 @@ impl Listener {
     }
 }
 
-/// A connected stream of either kind, kept so shutdown can unblock its thread.
+/// A connected stream, kept so shutdown can unblock its thread. `Tls` is a TCP stream once its
+/// connection's thread serves it over TLS.
 pub(super) enum Stream {
     Unix(UnixStream),
     Tcp(TcpStream),
+    Tls(Arc<ServerTls>),
 }
 
 impl Stream {
@@ -159,6 +165,10 @@ impl Stream {
         let _ = match self {
             Stream::Unix(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
             Stream::Tcp(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
+            Stream::Tls(s) => {
+                s.send_best_effort(bytes);
+                Ok(0)
+            }
         };
     }
 
@@ -167,20 +177,28 @@ impl Stream {
         let _ = match self {
             Stream::Unix(s) => s.shutdown(Shutdown::Both),
             Stream::Tcp(s) => s.shutdown(Shutdown::Both),
+            Stream::Tls(s) => s.socket().shutdown(Shutdown::Both),
         };
     }
 
-    /// Writes a refusal (the server is full) and closes the stream by dropping it.
-    pub(super) fn refuse(self, frame: &[u8]) {
+    /// Writes a refusal (the server is full) and closes the stream by dropping it. Over TLS
+    /// the stream is only closed: the frame would need a handshake, i.e. a thread, first.
+    pub(super) fn refuse(self, frame: &[u8], tls: bool) {
         let _ = match self {
             Stream::Unix(mut s) => s.write_all(frame),
-            Stream::Tcp(mut s) => s.write_all(frame),
+            Stream::Tcp(mut s) if !tls => s.write_all(frame),
+            Stream::Tcp(_) | Stream::Tls(_) => Ok(()),
         };
     }
 
-    /// The blocking reader and writer a connection's thread serves, and the handle the accept
-    /// loop keeps to time it out or shut it down.
-    pub(super) fn into_halves(self, send_timeout: Option<Duration>) -> io::Result<Halves> {
+    /// The blocking reader and writer a connection's thread serves (the plaintext of a TLS
+    /// session when `tls` is given, for TCP), and the handle the accept loop keeps to time it
+    /// out or shut it down.
+    pub(super) fn into_halves(
+        self,
+        send_timeout: Option<Duration>,
+        tls: Option<&TlsAcceptor>,
+    ) -> io::Result<Halves> {
         Ok(match self {
             Stream::Unix(s) => {
                 s.set_nonblocking(false)?;
@@ -196,11 +214,23 @@ impl Stream {
                 s.set_write_timeout(send_timeout)?;
                 // Replies are single writes; Nagle would only delay them.
                 s.set_nodelay(true)?;
-                (
-                    Box::new(s.try_clone()?),
-                    Box::new(s.try_clone()?),
-                    Stream::Tcp(s),
-                )
+                match tls {
+                    Some(acceptor) => {
+                        let session = tls_stream::accept(acceptor, s)?;
+                        let (reader, writer) = session.split();
+                        (Box::new(reader), Box::new(writer), Stream::Tls(session))
+                    }
+                    None => (
+                        Box::new(s.try_clone()?),
+                        Box::new(s.try_clone()?),
+                        Stream::Tcp(s),
+                    ),
+                }
+            }
+            // Made here only, from a TCP stream.
+            Stream::Tls(s) => {
+                let (reader, writer) = s.split();
+                (Box::new(reader), Box::new(writer), Stream::Tls(s))
             }
         })
     }

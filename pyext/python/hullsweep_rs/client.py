@@ -4,6 +4,9 @@ engine/PROTOCOL-EXT.md. Standard library and numpy only; an error frame raises E
     from hullsweep_rs.client import Client, EngineError
     with Client.unix("/tmp/hullsweep.sock") as c:
         pnl, trades = c.sweep(close, params)
+
+Beyond loopback the server speaks TLS; Client.tls verifies it (a CA file, or a pinned
+certificate) before the hello token is sent.
 """
 
 # Arrays go out as vectored writes straight from numpy memory (no copy when already
@@ -11,8 +14,10 @@ engine/PROTOCOL-EXT.md. Standard library and numpy only; an error frame raises E
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
+import ssl
 import struct
 import subprocess
 
@@ -56,8 +61,20 @@ def _params(p) -> np.ndarray:
     return p
 
 
+def _pem_sha256(path: str) -> str:
+    """SHA-256 (hex) of the DER bytes of the first certificate in a PEM file."""
+    with open(path, encoding="ascii") as f:
+        text = f.read()
+    end = "-----END CERTIFICATE-----"
+    start = text.find("-----BEGIN CERTIFICATE-----")
+    if start < 0 or end not in text[start:]:
+        raise ValueError(f"pin {path}: holds no PEM certificate (-----BEGIN CERTIFICATE----- block)")
+    block = text[start : text.index(end, start) + len(end)]
+    return hashlib.sha256(ssl.PEM_cert_to_DER_cert(block)).hexdigest()
+
+
 class Client:
-    """One connection to an engine. Use Client.unix / Client.tcp / Client.spawn_stdio."""
+    """One connection to an engine. Use Client.unix / Client.tcp / Client.tls / Client.spawn_stdio."""
 
     def __init__(self, sock: socket.socket | None = None, proc: subprocess.Popen | None = None):
         self._sock = sock
@@ -74,6 +91,49 @@ class Client:
     def tcp(cls, host: str, port: int) -> "Client":
         s = socket.create_connection((host, port))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return cls(sock=s)
+
+    @classmethod
+    def tls(cls, host: str, port: int, *, cafile: str | None = None, pin: str | None = None) -> "Client":
+        """Connects over TLS (`hullsweep serve --tcp ADDR --tls-cert C --tls-key K`), verifying
+        the server before anything is sent. Exactly one of:
+
+        cafile: a PEM file of CA certificates; the server's certificate must chain to one of
+            them and name `host` (a DNS name or an IP address);
+        pin: the server's own certificate file (its --tls-cert, PEM; the first certificate
+            counts); the server must present exactly that certificate (compared by SHA-256)
+            and prove it holds its key. Neither the name nor the dates are checked.
+
+        A refused server raises ssl.SSLCertVerificationError (or another ssl.SSLError) saying why.
+        Then call hello(token) as on plain TCP: it crosses encrypted. TLS 1.3 only.
+        """
+        if (cafile is None) == (pin is None):
+            raise ValueError("give exactly one of cafile= (a CA PEM file) or pin= (the server's certificate PEM file)")
+        if cafile is not None:
+            ctx = ssl.create_default_context(cafile=cafile)
+        else:
+            want = _pem_sha256(pin)
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            # The pin replaces chain and name checks; the handshake still proves the server
+            # holds the pinned certificate's key.
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+        raw = socket.create_connection((host, port))
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            s = ctx.wrap_socket(raw, server_hostname=host)
+        except BaseException:
+            raw.close()
+            raise
+        if pin is not None:
+            got = hashlib.sha256(s.getpeercert(binary_form=True) or b"").hexdigest()
+            if got != want:
+                s.close()
+                raise ssl.SSLCertVerificationError(
+                    f"{host}:{port}: the server's certificate (sha256 {got}) is not the pinned one "
+                    f"(sha256 {want}, from {pin})"
+                )
         return cls(sock=s)
 
     @classmethod
@@ -102,6 +162,15 @@ class Client:
     def _send(self, parts: list) -> None:
         # Byte views of every non-empty part (numpy refuses to cast an empty array's view).
         views = [memoryview(p).cast("B") for p in parts if getattr(p, "nbytes", len(p))]
+        if isinstance(self._sock, ssl.SSLSocket):
+            # No sendmsg over TLS: small requests go as one write (one record), large parts
+            # one by one without a copy.
+            if sum(len(v) for v in views) <= 1 << 16:
+                self._sock.sendall(b"".join(views))
+            else:
+                for v in views:
+                    self._sock.sendall(v)
+            return
         while views:
             if self._sock is not None:
                 n = self._sock.sendmsg(views)
