@@ -16,6 +16,7 @@ pub mod io;
 pub mod lab;
 pub mod live_lab;
 pub mod machine;
+pub mod marked;
 pub mod metrics_lab;
 pub mod numba;
 pub mod parquet_io;

@@ -408,22 +408,12 @@ impl Report {
 
 /// Replaces the section in `report` (or appends it).
 pub fn splice(report: &str, section: &str) -> String {
-    match (report.find(BEGIN), report.find(END)) {
-        (Some(a), Some(b)) if b > a => format!(
-            "{}{}{}",
-            &report[..a],
-            section,
-            report[b + END.len()..].trim_start_matches('\n')
-        ),
-        _ => format!("{}\n\n{section}", report.trim_end_matches('\n')),
-    }
+    crate::marked::splice(report, BEGIN, END, section)
 }
 
 /// The section of `report`, if it has one.
 pub fn section(report: &str) -> Option<&str> {
-    let a = report.find(BEGIN)?;
-    let b = report[a..].find(END)? + a;
-    Some(&report[a..b + END.len()])
+    crate::marked::section(report, BEGIN, END)
 }
 
 #[cfg(test)]

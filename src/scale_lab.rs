@@ -141,9 +141,7 @@ pub const SCALING_END: &str = "<!-- /scaling -->";
 
 /// The scaling block of `text` (markers included), if it has one.
 fn scaling_block(text: &str) -> Option<&str> {
-    let a = text.find(SCALING_BEGIN)?;
-    let b = text[a..].find(SCALING_END)? + a;
-    Some(&text[a..b + SCALING_END.len()])
+    crate::marked::section(text, SCALING_BEGIN, SCALING_END)
 }
 
 /// Replaces the section in `report` (or appends it). A scaling block of the old section is
@@ -162,28 +160,12 @@ pub fn splice(report: &str, section: &str) -> String {
         }
         _ => section,
     };
-    match (report.find(BEGIN), report.find(END)) {
-        (Some(a), Some(b)) if b > a => {
-            format!(
-                "{}{}{}",
-                &report[..a],
-                section,
-                &report[b + END.len()..].trim_start_matches('\n')
-            )
-        }
-        _ => format!(
-            "{}\n{}",
-            report.trim_end_matches('\n').to_string() + "\n",
-            section
-        ),
-    }
+    crate::marked::splice(report, BEGIN, END, section)
 }
 
 /// The section of `report`, if it has one (the lab keeps it when it rewrites the file).
 pub fn section(report: &str) -> Option<&str> {
-    let a = report.find(BEGIN)?;
-    let b = report[a..].find(END)? + a;
-    Some(&report[a..b + END.len()])
+    crate::marked::section(report, BEGIN, END)
 }
 
 /// The log-log chart: wall time and peak RSS against bars, streamed and in memory.
