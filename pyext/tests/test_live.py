@@ -49,66 +49,14 @@ def same_events(a, b):
 
 
 def reference_trades(close, params, fee):
-    """The numba reference's trade log of every combo (combo by combo, each in bar order):
-    ref.sweep_trades where the reference has it (branch `trades`), else the study's loop as
-    docs/kernel.md states it, over the reference's own hma/hma3."""
+    """The numba reference's trade log of every combo (combo by combo, each in bar order)."""
     combos = np.arange(len(params), dtype=np.int64)
-    if hasattr(ref, "sweep_trades"):
-        combo, side, entry_bar, exit_bar, entry_price, exit_price, pnl = ref.sweep_trades(
-            close, params, fee, combos
-        )
-        return dict(
-            combo=combo, side=side, entry_bar=entry_bar, bar=exit_bar,
-            entry_price=entry_price, price=exit_price, pnl=pnl,
-        )
-    from numba import njit
-
-    @njit(cache=False)
-    def log(close, h, h3, fee_pct):
-        n = close.shape[0]
-        out = np.empty((n, 6))
-        m = 0
-        pos = 0
-        entry = 0.0
-        at = 0
-        prev = np.nan
-        for i in range(n):
-            d = h[i] - h3[i]
-            if np.isnan(d):
-                prev = np.nan
-                continue
-            if not np.isnan(prev):
-                sig = 0
-                if prev <= 0.0 and d > 0.0:
-                    sig = 1
-                elif prev >= 0.0 and d < 0.0:
-                    sig = -1
-                if sig != 0 and sig != pos:
-                    if pos != 0:
-                        t = pos * (close[i] / entry - 1.0) * 100.0 - fee_pct
-                        out[m, 0] = pos
-                        out[m, 1] = at
-                        out[m, 2] = i
-                        out[m, 3] = entry
-                        out[m, 4] = close[i]
-                        out[m, 5] = t
-                        m += 1
-                    pos = sig
-                    entry = close[i]
-                    at = i
-            prev = d
-        return out[:m]
-
-    rows, combo = [], []
-    for k, c in enumerate(params):
-        part = log(close, ref.hma(close, c[0], c[1], c[2]), ref.hma3(close, c[3], c[4], c[5]), fee)
-        rows.append(part)
-        combo.append(np.full(len(part), k, dtype=np.int64))
-    a = np.concatenate(rows)
+    combo, side, entry_bar, exit_bar, entry_price, exit_price, pnl = ref.sweep_trades(
+        close, params, fee, combos
+    )
     return dict(
-        combo=np.concatenate(combo), side=a[:, 0].astype(np.int64),
-        entry_bar=a[:, 1].astype(np.int64), bar=a[:, 2].astype(np.int64),
-        entry_price=a[:, 3], price=a[:, 4], pnl=a[:, 5],
+        combo=combo, side=side, entry_bar=entry_bar, bar=exit_bar,
+        entry_price=entry_price, price=exit_price, pnl=pnl,
     )
 
 
