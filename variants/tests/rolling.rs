@@ -339,8 +339,12 @@ fn across_the_range() -> impl Strategy<Value = Vec<f64>> {
         prop::collection::vec((0usize..1200, extreme), 0..4),
     )
         .prop_map(|(e, seed, sigma, n, marks)| {
-            let scale = pow2(e);
-            let mut close: Vec<f64> = gbm(n, seed, sigma).iter().map(|p| p * scale).collect();
+            let path = gbm(n, seed, sigma);
+            // At the top of the range a GBM that wanders up would overflow: cap the scale so
+            // the largest bar stays finite (halved, so the product cannot round up to inf).
+            let top = path.iter().fold(0.0f64, |m, &p| m.max(p));
+            let scale = pow2(e).min(f64::MAX / top / 2.0);
+            let mut close: Vec<f64> = path.iter().map(|p| p * scale).collect();
             for (at, v) in marks {
                 if at < n {
                     close[at] = v;
