@@ -151,6 +151,43 @@ pub fn table(title: &str, reports: &[GateReport]) -> String {
     s
 }
 
+/// A dataset's fixture file in `dir`: `<dir>/<dataset>.json` (golden, metric and trade
+/// fixtures alike).
+pub fn fixture_path(dir: &Path, dataset: &str) -> PathBuf {
+    dir.join(format!("{dataset}.json"))
+}
+
+/// Reads and parses `dataset`'s `kind` fixture (golden, metric, trade) from `dir`; a missing
+/// file's message says how to generate it. Staleness is each fixture's own check.
+fn read_fixture<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    dataset: &str,
+    kind: &str,
+) -> anyhow::Result<T> {
+    let path = fixture_path(dir, dataset);
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {kind} fixture {} (generate it with `cargo run -- gate --write-golden`)",
+            path.display()
+        )
+    })?;
+    serde_json::from_str(&text).with_context(|| format!("{}: malformed fixture", path.display()))
+}
+
+/// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
+/// returns the path written.
+fn write_fixture<T: serde::Serialize>(
+    dir: &Path,
+    dataset: &str,
+    fixture: &T,
+) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = fixture_path(dir, dataset);
+    let text = serde_json::to_string_pretty(fixture)? + "\n";
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
 pub mod metrics;
 pub mod trades;
 
@@ -169,7 +206,7 @@ pub mod golden {
 
     /// The fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
     pub fn path(dir: &Path, dataset: &str) -> PathBuf {
-        dir.join(format!("{dataset}.json"))
+        crate::gate::fixture_path(dir, dataset)
     }
 
     /// One dataset's reference output and the checksums of the inputs it came from.
@@ -293,15 +330,7 @@ pub mod golden {
     /// A missing file (the message says how to generate it) or JSON that does not parse as a
     /// [`Fixture`]. Staleness is not checked here; see [`Fixture::check_inputs`].
     pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
-        let path = path(dir, dataset);
-        let text = std::fs::read_to_string(&path).with_context(|| {
-            format!(
-                "cannot read golden fixture {} (generate it with `cargo run -- gate --write-golden`)",
-                path.display()
-            )
-        })?;
-        serde_json::from_str(&text)
-            .with_context(|| format!("{}: malformed fixture", path.display()))
+        crate::gate::read_fixture(dir, dataset, "golden")
     }
 
     /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
@@ -311,11 +340,7 @@ pub mod golden {
     ///
     /// The directory cannot be created or the file cannot be written (the message names it).
     pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let path = path(dir, &fixture.dataset);
-        let text = serde_json::to_string_pretty(fixture)? + "\n";
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
+        crate::gate::write_fixture(dir, &fixture.dataset, fixture)
     }
 
     /// The golden oracle: the checked-in reference output for `d`, refusing stale fixtures.

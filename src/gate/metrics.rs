@@ -197,7 +197,7 @@ fn is_count(i: usize) -> bool {
 
 /// The metric fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
 pub fn path(dir: &Path, dataset: &str) -> PathBuf {
-    dir.join(format!("{dataset}.json"))
+    crate::gate::fixture_path(dir, dataset)
 }
 
 /// Reads `dataset`'s metric fixture from `dir`.
@@ -207,14 +207,7 @@ pub fn path(dir: &Path, dataset: &str) -> PathBuf {
 /// A missing file (the message says how to generate it) or JSON that does not parse as a
 /// [`Fixture`]. Staleness is checked later, by [`Fixture::rows`].
 pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
-    let path = path(dir, dataset);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read metric fixture {} (generate it with `cargo run -- gate --write-golden`)",
-            path.display()
-        )
-    })?;
-    serde_json::from_str(&text).with_context(|| format!("{}: malformed fixture", path.display()))
+    crate::gate::read_fixture(dir, dataset, "metric")
 }
 
 /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
@@ -224,11 +217,7 @@ pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
 ///
 /// The directory cannot be created or the file cannot be written (the message names it).
 pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = path(dir, &fixture.dataset);
-    let text = serde_json::to_string_pretty(fixture)? + "\n";
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+    crate::gate::write_fixture(dir, &fixture.dataset, fixture)
 }
 
 /// The golden oracle: the checked-in reference metrics for `d`, refusing stale fixtures.

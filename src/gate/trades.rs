@@ -340,7 +340,7 @@ impl Fixture {
 
 /// The trade fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
 pub fn path(dir: &Path, dataset: &str) -> PathBuf {
-    dir.join(format!("{dataset}.json"))
+    crate::gate::fixture_path(dir, dataset)
 }
 
 /// Reads `dataset`'s trade fixture from `dir`.
@@ -350,14 +350,7 @@ pub fn path(dir: &Path, dataset: &str) -> PathBuf {
 /// A missing file (the message says how to generate it) or JSON that does not parse as a
 /// [`Fixture`]. Staleness is checked by [`Fixture::check`].
 pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
-    let path = path(dir, dataset);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read trade fixture {} (generate it with `cargo run -- gate --write-golden`)",
-            path.display()
-        )
-    })?;
-    serde_json::from_str(&text).with_context(|| format!("{}: malformed fixture", path.display()))
+    crate::gate::read_fixture(dir, dataset, "trade")
 }
 
 /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
@@ -367,11 +360,7 @@ pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
 ///
 /// The directory cannot be created or the file cannot be written (the message names it).
 pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = path(dir, &fixture.dataset);
-    let text = serde_json::to_string_pretty(fixture)? + "\n";
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+    crate::gate::write_fixture(dir, &fixture.dataset, fixture)
 }
 
 /// The golden oracle for `d`: its checked-in fixture, refusing a stale or inconsistent one.
