@@ -3,6 +3,14 @@
 //! 1 and 2 threads, it measures scaling (`default_20k` is the default sweep cut to 20,000 bars,
 //! whose buffers fit in L2, against the 150,000 of `default`).
 //!
+//! `THREADS` as `1,2` measures the scaling in one process, sweep by sweep in the order 1 2 2 1
+//! (so a drift in the machine's speed falls on both alike), and prints `name median_1
+//! median_2 ratio_of_medians median_of_paired_ratios`: on a VM whose speed drifts from minute
+//! to minute, the pairs are what can be compared. The workload `ceiling` is the VM's own limit
+//! on that ratio: the sweep's shape (80 units of about a combo's time, taken in turn by the
+//! calling thread and a pool thread) with register-only arithmetic, no memory and no
+//! preparation.
+//!
 //! `cargo run --release -p hullsweep-variants --example rolling_workloads -- [REPS] [WORKLOAD] [THREADS]`
 
 pub use hullsweep_kernel as kernel;
@@ -48,31 +56,125 @@ fn main() {
     }
     work.push(("sparse_ticks_150k", sparse, default_params(), 0.09));
     let only = std::env::args().nth(2).filter(|w| w != "all");
-    let threads: usize = std::env::args()
+    let threads: Vec<usize> = std::env::args()
         .nth(3)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1);
+        .map(|s| s.split(',').map(|t| t.parse().expect("THREADS")).collect())
+        .unwrap_or_else(|| vec![1]);
     for (name, close, params, fee) in &work {
         if only.as_deref().is_some_and(|o| o != *name) {
             continue;
         }
         let valid = ValidClose::new(close).expect("valid");
-        let mut t: Vec<f64> = (0..reps)
-            .map(|_| {
-                let s = Instant::now();
-                sweep_with_stats(
-                    valid,
-                    params,
-                    *fee,
-                    Threads::Fixed(threads),
-                    Tier::best(),
-                    WmaKernel::best(),
-                )
-                .expect("sweep");
-                s.elapsed().as_secs_f64()
-            })
-            .collect();
-        t.sort_by(f64::total_cmp);
-        println!("{name} {:.6}", t[t.len() / 2]);
+        let time = |threads: usize| {
+            let s = Instant::now();
+            sweep_with_stats(
+                valid,
+                params,
+                *fee,
+                Threads::Fixed(threads),
+                Tier::best(),
+                WmaKernel::best(),
+            )
+            .expect("sweep");
+            s.elapsed().as_secs_f64()
+        };
+        report(name, reps, &threads, time);
     }
+    if only.as_deref().is_none_or(|o| o == "ceiling") {
+        report("ceiling", reps, &threads, ceiling);
+    }
+}
+
+/// Times `time(threads)` `reps` times and prints the median, or with two thread counts, both
+/// medians, their ratio and the median of the paired ratios (order 1 2 2 1).
+fn report(name: &str, reps: usize, threads: &[usize], mut time: impl FnMut(usize) -> f64) {
+    match *threads {
+        [a, b] => {
+            let (mut ta, mut tb) = (Vec::new(), Vec::new());
+            for rep in 0..reps {
+                if rep % 2 == 0 {
+                    ta.push(time(a));
+                    tb.push(time(b));
+                } else {
+                    tb.push(time(b));
+                    ta.push(time(a));
+                }
+            }
+            let mut paired: Vec<f64> = ta.iter().zip(&tb).map(|(a, b)| a / b).collect();
+            let (ma, mb) = (median(&mut ta), median(&mut tb));
+            println!(
+                "{name} {ma:.6} {mb:.6} {:.3} {:.3}",
+                ma / mb,
+                median(&mut paired)
+            );
+        }
+        [t] => {
+            let mut ts: Vec<f64> = (0..reps).map(|_| time(t)).collect();
+            println!("{name} {:.6}", median(&mut ts));
+        }
+        _ => panic!("THREADS is one count or two (`1,2`)"),
+    }
+}
+
+/// Seconds for 80 units of register-only work (about 0.4 ms each) on `threads` workers: the
+/// calling thread and a kept pool of `threads - 1`, each taking the next unit until none is
+/// left, the caller spinning for the last, as `hullsweep_variants`' workers do.
+fn ceiling(threads: usize) -> f64 {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static POOLS: std::sync::Mutex<Vec<(usize, &'static rayon::ThreadPool)>> =
+        std::sync::Mutex::new(Vec::new());
+    let unit = || {
+        let mut a = [1.0f64; 8];
+        for i in 0..120_000 {
+            for (j, x) in a.iter_mut().enumerate() {
+                *x = *x * 1.000_000_1 + i as f64 * 1e-12 + j as f64 * 1e-13;
+            }
+        }
+        std::hint::black_box(a);
+    };
+    let next = AtomicUsize::new(0);
+    let left = AtomicUsize::new(threads - 1);
+    let work = || {
+        while next.fetch_add(1, Ordering::Relaxed) < 80 {
+            unit();
+        }
+    };
+    let s = Instant::now();
+    if threads == 1 {
+        work();
+    } else {
+        let pool = {
+            let mut pools = POOLS.lock().expect("pools");
+            match pools.iter().find(|(n, _)| *n == threads) {
+                Some((_, p)) => *p,
+                None => {
+                    let p = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads - 1)
+                        .build()
+                        .expect("pool");
+                    let p: &'static rayon::ThreadPool = Box::leak(Box::new(p));
+                    pools.push((threads, p));
+                    p
+                }
+            }
+        };
+        pool.in_place_scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|_| {
+                    work();
+                    left.fetch_sub(1, Ordering::Release);
+                });
+            }
+            work();
+            while left.load(Ordering::Acquire) > 0 {
+                std::hint::spin_loop();
+            }
+        });
+    }
+    s.elapsed().as_secs_f64()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }

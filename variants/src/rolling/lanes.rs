@@ -297,7 +297,7 @@ fn collect_unsettled(
     for (l, lane) in unsettled.iter_mut().enumerate() {
         let bars = (l * q + o).min(n)..(l * q + o + len).min(n);
         for (k, i) in bars.enumerate() {
-            if dt[k * LANES + l] == UNCERTIFIED && prep.since_nan[i] as usize >= weff {
+            if dt[k * LANES + l] == UNCERTIFIED && prep.defined(i, weff) {
                 lane.push(i);
             }
         }
@@ -552,7 +552,7 @@ mod tests {
             let Route::Fast(plan) = Plan::route(c, close.len()) else {
                 panic!("{c:?} takes the fast path");
             };
-            let prep = Prepared::new(&close, &[Some(plan)]);
+            let prep = Prepared::new(&close, &[Some(plan)], 1);
             let run = |tile: usize| {
                 let mut scratch = Scratch::default();
                 scratch.fit(&prep);

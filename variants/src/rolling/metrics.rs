@@ -2,7 +2,7 @@
 //! runs only at class changes) keeping the metrics; `bars_in_market` comes from the bar index of
 //! the first entry, so no per-bar work is added.
 
-use super::{Plan, Prepared, Route, Scratch, run_fast};
+use super::{Plan, Prepared, Route, Scratch, plans, run_fast};
 use crate::Threads;
 use crate::prealloc::{self, Backtest};
 use crate::simd::{Tier, WmaKernel};
@@ -21,14 +21,8 @@ pub fn sweep_metrics(
     let close = close.bars();
     let n = close.len();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, n)).collect();
-    let plans: Vec<Option<Plan>> = routes
-        .iter()
-        .map(|r| match r {
-            Route::Fast(p) => Some(*p),
-            _ => None,
-        })
-        .collect();
-    let prep = Prepared::new(close, &plans);
+    let workers = crate::rayon::thread_count(threads).min(params.len().max(1));
+    let prep = Prepared::new(close, &plans(&routes), workers);
     let done = crate::rayon::for_each_combo(params, n, threads, |next| {
         let mut scratch = Scratch::default();
         scratch.fit(&prep);

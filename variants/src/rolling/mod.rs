@@ -229,15 +229,10 @@ pub fn sweep_from_with_stats(
     crate::check_resume(close, params, fee_pct, from, states)?;
     let close = close.bars();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
-    let plans: Vec<Option<Plan>> = routes
-        .iter()
-        .map(|r| match r {
-            Route::Fast(p) => Some(*p),
-            _ => None,
-        })
-        .collect();
-    let prep = Prepared::new(close, &plans);
-    let threads = Threads::Fixed(workers(&routes, params, close.len(), prep.pad, threads));
+    let plans = plans(&routes);
+    let workers = workers(&routes, params, close.len(), pad(&plans), threads);
+    let prep = Prepared::new(close, &plans, workers);
+    let threads = Threads::Fixed(workers);
     let mut stats = Stats::default();
     let start: &[Backtest] = states;
     let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
@@ -286,15 +281,18 @@ pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 20;
 /// least one.
 pub fn planned_workers(n_bars: usize, params: &[Combo], threads: Threads) -> usize {
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, n_bars)).collect();
-    let pad = routes
+    workers(&routes, params, n_bars, pad(&plans(&routes)), threads)
+}
+
+/// The plan of each combo that takes the fast path.
+fn plans(routes: &[Route]) -> Vec<Option<Plan>> {
+    routes
         .iter()
-        .filter_map(|r| match r {
-            Route::Fast(p) => Some(p.w1 + p.w2),
+        .map(|r| match r {
+            Route::Fast(p) => Some(*p),
             _ => None,
         })
-        .max()
-        .unwrap_or(0);
-    workers(&routes, params, n_bars, pad, threads)
+        .collect()
 }
 
 /// [`planned_workers`] over routes already taken, with the prepared series' lookback `pad`.
@@ -400,7 +398,7 @@ pub fn fast_d_with_bound(
     let Route::Fast(mut plan) = Plan::route(combo, close.len()) else {
         return Ok(None);
     };
-    let prep = Prepared::new(close, &[Some(plan)]);
+    let prep = Prepared::new(close, &[Some(plan)], 1);
     let mut scratch = Scratch::default();
     scratch.fit(&prep);
     let bound_plan = plan;
@@ -416,7 +414,7 @@ pub fn fast_d_with_bound(
     let mut bound = vec![f64::NAN; close.len()];
     for i in 0..close.len() {
         let (l, k) = (i / q, i % q);
-        if (prep.since_nan[i] as usize) >= plan.weff {
+        if prep.defined(i, plan.weff) {
             d[i] = dt[k * LANES + l];
             // The same M the sweep uses: the block maxima over the period's reach.
             let start = prep.pad + k - k % plan.period;
