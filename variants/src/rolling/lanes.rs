@@ -387,11 +387,11 @@ pub(super) fn fast_d_in_tiles(
     // Each tile's buffers: its positions and the second level's lookback before them.
     let len = (tile + p.w2) * LANES;
     if scratch.d1.len() < len {
-        scratch.d1.resize(len, 0.0);
-        scratch.d3.resize(len, 0.0);
+        scratch.d1.resize(len);
+        scratch.d3.resize(len);
     }
     if scratch.dt.len() < tile * LANES {
-        scratch.dt.resize(tile * LANES, 0.0);
+        scratch.dt.resize(tile * LANES);
     }
     for lane in &mut scratch.unsettled {
         lane.clear();

@@ -27,6 +27,7 @@ mod fallback;
 mod lanes;
 mod metrics;
 mod prepare;
+mod rows;
 
 pub use certify::{Plan, UNDERFLOW_TERM};
 pub use metrics::sweep_metrics;
@@ -36,6 +37,7 @@ use events::*;
 use fallback::*;
 use lanes::*;
 use prepare::*;
+use rows::Rows;
 
 use crate::Threads;
 use crate::prealloc::{self, Backtest};
@@ -95,13 +97,13 @@ impl Stats {
 pub struct Scratch {
     /// First-level differences `2a - b` and `3c - dd - e` of one tile and its lookback,
     /// transposed like `ct`.
-    pub(super) d1: Vec<f64>,
-    pub(super) d3: Vec<f64>,
+    pub(super) d1: Rows,
+    pub(super) d3: Rows,
     /// The reference's `d` of fallback stretches, in bar order, before its class goes into
     /// `signs`.
     pub(super) d: Vec<f64>,
     /// Fast `d` (or [`UNCERTIFIED`]) of one tile, transposed like `ct`.
-    pub(super) dt: Vec<f64>,
+    pub(super) dt: Rows,
     /// Per position (bar `k` of each lane), byte `l`: the class of lane `l`'s `d` ([`class`];
     /// the fast path writes 0 or 1, and NaN and fallback bars get theirs when their `d` is
     /// settled).

@@ -21,7 +21,7 @@ pub struct Prepared<'a> {
     pub(super) pad: usize,
     /// Transposed close, NaN (and anything outside the series) as 0:
     /// `ct[loc * LANES + l] = close[l * q + loc - pad]`.
-    pub(super) ct: Vec<f64>,
+    pub(super) ct: Rows,
     /// Per lane, per block of [`MAX_BLOCK`] positions: the largest |value| in `ct`.
     pub(super) block_max: Vec<V>,
     /// The NaN bars, in order.
@@ -50,7 +50,7 @@ impl<'a> Prepared<'a> {
         let q = n.div_ceil(LANES).max(1);
         let pad = pad(plans);
         let len = pad + q;
-        let mut ct = vec![0.0; len * LANES];
+        let mut ct = Rows::zeroed(len);
         let piece = PIECE_BLOCKS * MAX_BLOCK;
         let pieces: Vec<_> = ct.chunks_mut(piece * LANES).enumerate().collect();
         // The NaN scan in as many pieces, so each worker's share of it is as even.
@@ -192,7 +192,7 @@ mod tests {
                 prep.ct.len() > 4 * PIECE_BLOCKS * MAX_BLOCK * LANES,
                 "many pieces"
             );
-            assert_eq!(prep.ct, ct, "{workers} workers");
+            assert_eq!(prep.ct[..], ct[..], "{workers} workers");
             assert_eq!(prep.block_max, block_max, "{workers} workers");
             assert_eq!(prep.nans, nans, "{workers} workers");
             let mut since = 0;
