@@ -236,15 +236,15 @@ mod tests {
     /// verdict taken against the best of the others.
     #[test]
     fn a_small_run_gives_one_row_per_workload_with_every_contender_timed() {
-        let close = kernel::default_close()[..3_000].to_vec();
-        let params = kernel::default_params()[..40].to_vec();
+        let close = kernel::default_close()[..1_000].to_vec();
+        let params = kernel::default_params()[..16].to_vec();
         let mut workloads = workloads(&close, &params, 0.09);
         workloads.truncate(2);
         let contenders = contenders(2);
         let rows = run(&workloads, &contenders, 3, |_| {}).unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!((rows[0].bars, rows[0].combos), (3_000, 40));
-        assert_eq!((rows[1].bars, rows[1].combos), (3_000, 4));
+        assert_eq!((rows[0].bars, rows[0].combos), (1_000, 16));
+        assert_eq!((rows[1].bars, rows[1].combos), (1_000, 2));
         for r in &rows {
             assert_eq!(r.fastest_threads, 1, "a small sweep runs on one thread");
             assert!(
@@ -255,7 +255,7 @@ mod tests {
             assert_ne!(r.best_single(), 0);
         }
         let table = to_markdown(&rows, &contenders, 3);
-        assert!(table.contains("| 3000 × 40 | 1 |"), "{table}");
+        assert!(table.contains("| 1000 × 16 | 1 |"), "{table}");
         assert!(table.contains("rolling-rayon (auto) (ms)"), "{table}");
     }
 }

@@ -269,14 +269,18 @@ pub fn sweep_from_with_stats(
 /// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
 /// beyond the first needs at least this many positions of fast-path work, where a combo is
 /// `bars + 8 × lookback` positions. Below that, waking a pool thread and giving it a scratch of
-/// its own (about 25 bytes per bar, zeroed) costs about what it saves: on the lab's 2-core
-/// machine (`examples/fastest_ab.rs`, `hullsweep lab`'s "fastest" table) one thread wins on
-/// 10,000 bars × 8 combos, 1,000 × 80 and 150,000 × 2, and every core on the default sweep
-/// (150,000 × 80). The model counts work in positions, not seconds, so it holds on a faster or
-/// slower core alike: the work and the per-worker overhead both scale with the core.
+/// its own costs about what it saves. Measured on the lab's 2-core machine since the caller
+/// became a worker (`rayon::team`; 1- and 2-thread sweeps paired, 15 rounds, grid 6:200:k): 2
+/// threads lose at 34,000 to 86,000 positions (1,000 bars × 8 combos: 0.72×; 10,000 × 4: 0.84×;
+/// 40,000 × 2: 0.99×), break even near 105,000 (10,000 × 8: 1.06×; 2,000 × 20: 1.04×) and win
+/// from 186,000 (20,000 × 8: 1.17–1.26×; 3,000 × 40: 1.32×; 1,000 × 80: 1.19–1.22×; 150,000 × 2:
+/// 1.25× in two runs of three). So a second worker starts at 131,072 positions; the threshold
+/// was 16 times higher while the caller slept and a pool of two had to be woken. The model
+/// counts work in positions, not seconds, so it holds on a faster or slower core alike: the
+/// work and the per-worker overhead both scale with the core.
 ///
 /// [`Variant::fastest`]: crate::Variant::fastest
-pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 20;
+pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 16;
 
 /// Workers the sweep of `params` over `n_bars` bars runs on: `Fixed(n)` is `n` (at most one per
 /// combo); `Auto` is as many of the OS's cores as [`MIN_POSITIONS_PER_WORKER`] says pay, at
