@@ -159,13 +159,8 @@ mod tests {
         {
             close[i] = f64::NAN;
         }
-        let plans: Vec<Option<Plan>> = default_params()
-            .iter()
-            .map(|c| match Plan::route(c, n) {
-                Route::Fast(p) => Some(p),
-                _ => None,
-            })
-            .collect();
+        let routes: Vec<Route> = default_params().iter().map(|c| Plan::route(c, n)).collect();
+        let plans = plans(&routes);
         let (q, pad) = (n.div_ceil(LANES), pad(&plans));
         let at = |bar: isize| match usize::try_from(bar).ok().and_then(|b| close.get(b)) {
             Some(v) if !v.is_nan() => *v,
