@@ -8,7 +8,7 @@
 //! The per-bar p50/p99/max and the adversarial datasets: `variants/examples/live_latency.rs`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hullsweep::kernel::{self, Combo, Event};
+use hullsweep_kernel::{self as kernel, Combo, Event};
 use hullsweep_variants::Live;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

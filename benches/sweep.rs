@@ -10,8 +10,8 @@
 //! `group/variant`, picks the benchmarks; those it leaves out are not checked or run at all).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hullsweep::kernel::{self, Combo, SweepResult};
-use hullsweep::{Threads, Variant};
+use hullsweep_kernel::{self as kernel, Combo, SweepResult};
+use hullsweep_variants::{Threads, Variant};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -4,8 +4,8 @@
 //! `cargo run --release --example dump_suite -- DIR`
 
 use anyhow::Context;
-use hullsweep::datasets::suite;
-use hullsweep::io::{write_f64_npy, write_params_npy};
+use hullsweep_data::datasets::suite;
+use hullsweep_data::{write_f64_npy, write_params_npy};
 use std::path::PathBuf;
 
 fn main() -> anyhow::Result<()> {

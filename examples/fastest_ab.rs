@@ -6,9 +6,9 @@
 //! cargo run --release --example fastest_ab -- 5       # fewer rounds
 //! ```
 
-use hullsweep::fastest_lab;
-use hullsweep::kernel::{self, DEFAULT_FEE_PCT};
-use hullsweep::machine::Machine;
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT};
+use hullsweep_lab::fastest as fastest_lab;
+use hullsweep_lab::machine::Machine;
 
 fn main() -> anyhow::Result<()> {
     let rounds: usize = match std::env::args().nth(1) {

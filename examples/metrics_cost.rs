@@ -4,8 +4,9 @@
 //!
 //! `cargo run --release --example metrics_cost [ROUNDS]` (default 7).
 
-use hullsweep::machine::Machine;
-use hullsweep::{kernel, metrics_lab};
+use hullsweep_kernel as kernel;
+use hullsweep_lab::machine::Machine;
+use hullsweep_lab::metrics as metrics_lab;
 
 fn main() -> anyhow::Result<()> {
     let rounds: usize = match std::env::args().nth(1) {
@@ -22,7 +23,7 @@ fn main() -> anyhow::Result<()> {
     println!(
         "Machine: {}. Date: {}.",
         Machine::detect().summary(),
-        hullsweep::machine::today()
+        hullsweep_lab::machine::today()
     );
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! non-zero exit, never a panic; good input gives the documented CSV.
 
 use assert_cmd::Command;
-use hullsweep::io;
+use hullsweep_data as io;
 use std::path::{Path, PathBuf};
 
 fn hullsweep() -> Command {
@@ -61,8 +61,8 @@ fn sweep_csv_has_the_documented_columns_and_round_trips() {
         "combo,hma_n,hma_half,hma_sqrt,hma3_m,hma3_half,hma3_third,pnl,trades"
     );
     let close = io::read_close_npy(&data).unwrap();
-    let params = hullsweep::kernel::grid("6:40:5".parse().unwrap()).unwrap();
-    let want = hullsweep::kernel::sweep(&close, &params, 0.09).unwrap();
+    let params = hullsweep_kernel::grid("6:40:5".parse().unwrap()).unwrap();
+    let want = hullsweep_kernel::sweep(&close, &params, 0.09).unwrap();
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), 5);
     for (k, row) in rows.iter().enumerate() {
@@ -82,7 +82,7 @@ fn sweep_csv_has_the_documented_columns_and_round_trips() {
 #[test]
 fn sweep_reads_csv_and_params_npy() {
     let dir = tempfile::tempdir().unwrap();
-    let close = hullsweep::kernel::gbm(800, 3, 0.01).unwrap();
+    let close = hullsweep_kernel::gbm(800, 3, 0.01).unwrap();
     let mut csv = String::from("date,close\n");
     for (i, c) in close.iter().enumerate() {
         if i % 97 == 5 {
@@ -132,7 +132,7 @@ fn sweep_reads_csv_and_params_npy() {
 #[test]
 fn one_column_csv_keeps_an_empty_cell_as_a_missing_bar() {
     let dir = tempfile::tempdir().unwrap();
-    let mut close = hullsweep::kernel::gbm(2000, 5, 0.01).unwrap();
+    let mut close = hullsweep_kernel::gbm(2000, 5, 0.01).unwrap();
     for i in [0, 700, 1999] {
         close[i] = f64::NAN;
     }
@@ -309,7 +309,7 @@ fn bad_inputs_name_the_problem() {
 fn fastest_on_this_machine() -> String {
     format!(
         "fastest (= {} on this machine)",
-        hullsweep::Variant::fastest().name()
+        hullsweep_variants::Variant::fastest().name()
     )
 }
 
@@ -329,7 +329,7 @@ fn an_unknown_variant_gets_the_same_error_everywhere() {
             "{args:?}: {stderr}"
         );
         assert!(stderr.contains(&fastest_on_this_machine()), "{stderr}");
-        for v in hullsweep::Variant::ALL {
+        for v in hullsweep_variants::Variant::ALL {
             assert!(stderr.contains(v.name()), "{args:?}: {stderr}");
         }
     }
@@ -342,7 +342,7 @@ fn help_teaches_variants_defaults_and_fees() {
         assert!(out.status.success());
         let help = String::from_utf8(out.stdout).unwrap();
         assert!(help.contains(&fastest_on_this_machine()), "{sub}: {help}");
-        for v in hullsweep::Variant::ALL {
+        for v in hullsweep_variants::Variant::ALL {
             assert!(help.contains(v.name()), "{sub} --help lacks {}", v.name());
         }
         assert!(help.contains("a negative fee is a rebate"), "{sub}: {help}");
@@ -366,7 +366,7 @@ fn help_teaches_variants_defaults_and_fees() {
 fn sweep_runs_fastest_by_default_and_reference_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("c.npy");
-    io::write_f64_npy(&data, &hullsweep::kernel::gbm(3000, 2, 0.01).unwrap()).unwrap();
+    io::write_f64_npy(&data, &hullsweep_kernel::gbm(3000, 2, 0.01).unwrap()).unwrap();
     let run = |extra: &[&str]| {
         let out = hullsweep()
             .args(["sweep", "--data", s(&data), "--grid", "6:40:4"])
@@ -378,7 +378,7 @@ fn sweep_runs_fastest_by_default_and_reference_on_request() {
         (out.stdout, stderr)
     };
     let (fast, note) = run(&[]);
-    let with = format!("with {} in", hullsweep::Variant::fastest().name());
+    let with = format!("with {} in", hullsweep_variants::Variant::fastest().name());
     assert!(note.contains(&with), "{note}");
     let (slow, note) = run(&["--variant", "reference"]);
     assert!(note.contains("with reference in"), "{note}");
@@ -389,7 +389,7 @@ fn sweep_runs_fastest_by_default_and_reference_on_request() {
 fn lab_runs_end_to_end_on_small_data() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("c.npy");
-    io::write_f64_npy(&data, &hullsweep::kernel::gbm(4000, 11, 0.002).unwrap()).unwrap();
+    io::write_f64_npy(&data, &hullsweep_kernel::gbm(4000, 11, 0.002).unwrap()).unwrap();
     let table = dir.path().join("lab.md");
     let out = hullsweep()
         .args([
@@ -408,7 +408,7 @@ fn lab_runs_end_to_end_on_small_data() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     // Progress, in plain lines since stderr is not a terminal: what runs now, every step counted.
-    for v in hullsweep::Variant::ALL {
+    for v in hullsweep_variants::Variant::ALL {
         let line = format!("lab: gate: {} against numba (", v.name());
         assert!(stderr.contains(&line), "no {line:?} in {stderr}");
     }
@@ -419,7 +419,7 @@ fn lab_runs_end_to_end_on_small_data() {
         );
     }
     let md = std::fs::read_to_string(&table).unwrap();
-    for v in hullsweep::Variant::ALL {
+    for v in hullsweep_variants::Variant::ALL {
         let row = md
             .lines()
             .find(|l| l.starts_with(&format!("| {} |", v.name())));

@@ -2,8 +2,8 @@
 //! (`--metrics`, CSV and JSON) and the picture (`--plot`), each checked against the library.
 
 use assert_cmd::Command;
-use hullsweep::kernel::{self, METRIC_NAMES, WINDOW_NAMES};
-use hullsweep::{Threads, Variant};
+use hullsweep_kernel::{self as kernel, METRIC_NAMES, WINDOW_NAMES};
+use hullsweep_variants::{Threads, Variant};
 use std::path::Path;
 
 fn hullsweep() -> Command {
@@ -21,7 +21,7 @@ fn data(dir: &Path) -> (std::path::PathBuf, Vec<f64>) {
         .args(["data", "--bars", "3000", "--seed", "11", "--out", s(&path)])
         .assert()
         .success();
-    let close = hullsweep::io::read_close_npy(&path).unwrap();
+    let close = hullsweep_data::read_close_npy(&path).unwrap();
     (path, close)
 }
 

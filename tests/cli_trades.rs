@@ -3,8 +3,8 @@
 //! combo is named with the range.
 
 use assert_cmd::Command;
-use hullsweep::kernel::{self, Trade, ValidClose};
-use hullsweep::trade_log::{CSV_HEADER, parse_csv_row};
+use hullsweep_data::trade_log::{CSV_HEADER, parse_csv_row};
+use hullsweep_kernel::{self as kernel, Trade, ValidClose};
 use std::path::{Path, PathBuf};
 
 fn hullsweep() -> Command {
@@ -22,7 +22,7 @@ fn data(dir: &Path) -> (PathBuf, Vec<f64>) {
         close[i] = f64::NAN;
     }
     let path = dir.join("c.npy");
-    hullsweep::io::write_f64_npy(&path, &close).unwrap();
+    hullsweep_data::write_f64_npy(&path, &close).unwrap();
     (path, close)
 }
 

@@ -2,10 +2,10 @@
 //! (about a minute), so `cargo test` on a fresh clone needs only Python 3.11 and PyPI.
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use hullsweep::datasets::suite;
-use hullsweep::gate::{self, GateReport, golden};
-use hullsweep::kernel::{self, Combo};
-use hullsweep::numba::{self, Mode, Worker};
+use hullsweep_data::suite;
+use hullsweep_gate::numba::{self, Mode, Worker};
+use hullsweep_gate::{self as gate, GateReport, golden};
+use hullsweep_kernel::{self as kernel, Combo};
 use predicates::prelude::*;
 use std::collections::BTreeSet;
 
@@ -22,7 +22,7 @@ fn golden_fixtures_are_fresh_and_live_numba_reproduces_them() {
     let wanted: BTreeSet<String> = suite.iter().map(|d| format!("{}.json", d.name)).collect();
     assert_eq!(
         on_disk, wanted,
-        "tests/golden must hold one fixture per dataset"
+        "gate/tests/golden must hold one fixture per dataset"
     );
 
     let mut worker = Worker::start().unwrap();
@@ -64,7 +64,7 @@ fn metric_fixtures_are_fresh_and_live_numba_reproduces_them() {
     let wanted: BTreeSet<String> = suite.iter().map(|d| format!("{}.json", d.name)).collect();
     assert_eq!(
         on_disk, wanted,
-        "tests/golden/metrics must hold one fixture per dataset"
+        "gate/tests/golden/metrics must hold one fixture per dataset"
     );
     let mut worker = Worker::start().unwrap();
     let mut bad = Vec::new();
@@ -106,7 +106,7 @@ fn live_numba_trades_equal_every_implementation_and_the_fixtures_on_every_datase
     let wanted: BTreeSet<String> = suite.iter().map(|d| format!("{}.json", d.name)).collect();
     assert_eq!(
         on_disk, wanted,
-        "tests/golden/trades must hold one fixture per dataset"
+        "gate/tests/golden/trades must hold one fixture per dataset"
     );
     let mut worker = Worker::start().unwrap();
     let mut bad = Vec::new();
@@ -164,8 +164,8 @@ fn user_npy(dir: &std::path::Path) -> (Vec<f64>, Vec<Combo>) {
         close[i] = f64::NAN;
     }
     let path = dir.join("user.npy");
-    hullsweep::io::write_f64_npy(&path, &close).unwrap();
-    let close = hullsweep::io::read_close_npy(&path).unwrap();
+    hullsweep_data::write_f64_npy(&path, &close).unwrap();
+    let close = hullsweep_data::read_close_npy(&path).unwrap();
     let mut params = kernel::grid("3:150:12".parse().unwrap()).unwrap();
     params.extend([
         [7, 3, 2, 40, 20, 13],
@@ -238,7 +238,7 @@ fn gate_command_runs_user_npy_and_params_files() {
     let dir = tempfile::tempdir().unwrap();
     let (_, params) = user_npy(dir.path());
     let params_path = dir.path().join("params.npy");
-    hullsweep::io::write_params_npy(&params_path, &params).unwrap();
+    hullsweep_data::write_params_npy(&params_path, &params).unwrap();
     cargo_bin_cmd!("hullsweep")
         .args(["gate", "--oracle", "prange", "--fee", "-0.01", "--data"])
         .arg(dir.path().join("user.npy"))

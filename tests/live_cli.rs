@@ -3,8 +3,8 @@
 //! events are flushed before the next line is read.
 
 use assert_cmd::Command;
-use hullsweep::datasets;
-use hullsweep::kernel::{self, Combo, Event, Trade, ValidClose, window};
+use hullsweep_data::datasets;
+use hullsweep_kernel::{self as kernel, Combo, Event, Trade, ValidClose, window};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
@@ -224,7 +224,7 @@ fn every_gate_dataset_streamed_gives_the_references_events() {
     {
         let dir = tempfile::tempdir().unwrap();
         let npy = dir.path().join("params.npy");
-        hullsweep::io::write_params_npy(&npy, &d.params).unwrap();
+        hullsweep_data::write_params_npy(&npy, &d.params).unwrap();
         let out = hullsweep()
             .args(["stream", "--params", npy.to_str().unwrap(), "--fee"])
             .arg(d.fee.to_string())

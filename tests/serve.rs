@@ -279,7 +279,7 @@ fn replay_bar_by_bar(c: &mut Client, name: &str, close: &[f64], params: &[[i64; 
 /// one bar at a time to `hullsweep serve` over its Unix socket and over TCP.
 #[test]
 fn live_streams_replay_gate_datasets_bar_by_bar_over_unix_and_tcp() {
-    let suite = hullsweep::datasets::suite();
+    let suite = hullsweep_data::datasets::suite();
     let by = |n: &str| suite.iter().find(|d| d.name == n).unwrap();
     let (default, nan_runs) = (by("default"), by("nan_runs"));
     assert!(nan_runs.close.iter().any(|c| c.is_nan()));

@@ -3,8 +3,8 @@
 //! left behind by a failed run.
 
 use assert_cmd::Command;
-use hullsweep::io;
-use hullsweep::source::CHUNK_BARS;
+use hullsweep_data as io;
+use hullsweep_data::CHUNK_BARS;
 use std::path::Path;
 
 fn hullsweep() -> Command {
@@ -28,7 +28,7 @@ fn fails(args: &[&str]) -> String {
 fn a_series_of_several_chunks_gives_the_in_memory_bits() {
     let dir = tempfile::tempdir().unwrap();
     let n = 2 * CHUNK_BARS + 12_345;
-    let mut close = hullsweep::kernel::gbm(n, 3, 0.002).unwrap();
+    let mut close = hullsweep_kernel::gbm(n, 3, 0.002).unwrap();
     // A NaN run across the first chunk boundary.
     for v in &mut close[CHUNK_BARS - 50..CHUNK_BARS + 70] {
         *v = f64::NAN;
@@ -162,11 +162,11 @@ fn parquet_in_and_out() {
     assert_eq!(sweep(&pq), sweep(&npy));
 
     // A bad price in the second row group is named by file, column and row.
-    let mut close = hullsweep::kernel::gbm(5000, 1, 0.01).unwrap();
+    let mut close = hullsweep_kernel::gbm(5000, 1, 0.01).unwrap();
     close[3210] = -1.5;
     let bad = dir.path().join("bad.parquet");
     let mut f = std::fs::File::create(&bad).unwrap();
-    let mut w = hullsweep::parquet_io::ParquetWriter::new(&mut f).unwrap();
+    let mut w = hullsweep_data::parquet::ParquetWriter::new(&mut f).unwrap();
     w.put(&close[..3000]).unwrap();
     w.put(&close[3000..]).unwrap();
     w.finish().unwrap();
@@ -190,7 +190,7 @@ fn out_to_a_special_file_is_written_in_place() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().unwrap();
     let npy = dir.path().join("c.npy");
-    io::write_f64_npy(&npy, &hullsweep::kernel::gbm(500, 3, 0.002).unwrap()).unwrap();
+    io::write_f64_npy(&npy, &hullsweep_kernel::gbm(500, 3, 0.002).unwrap()).unwrap();
     let fifo = dir.path().join("out.fifo");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     assert!(made.unwrap().success(), "mkfifo");
@@ -326,7 +326,7 @@ fn ctrl_c_stops_a_sweep_and_writes_nothing() {
     // 40 chunks of bars against 300 combos on one thread: many seconds of work on any core.
     let n = 40 * CHUNK_BARS;
     let npy = dir.path().join("big.npy");
-    io::write_f64_npy(&npy, &hullsweep::kernel::gbm(n, 5, 0.001).unwrap()).unwrap();
+    io::write_f64_npy(&npy, &hullsweep_kernel::gbm(n, 5, 0.001).unwrap()).unwrap();
     let out = dir.path().join("r.csv");
     let mut run = Running::start(&[
         "sweep",

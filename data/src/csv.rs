@@ -1,8 +1,8 @@
 //! CSV close series read line by line: the header's delimiter and column ([`CsvLayout`]), one
 //! cell per row, and [`CsvSource`], the streaming reader `--data` and `read_close_csv` share.
 
-use crate::io::{DataError, io_err};
-use crate::source::Source;
+use crate::error::{DataError, io_err};
+use crate::source::{CHUNK_BARS, Source};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -65,8 +65,8 @@ pub(crate) fn csv_layout(
     } else {
         b','
     };
-    let headers = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
+    let headers = ::csv::ReaderBuilder::new()
+        .trim(::csv::Trim::All)
         .delimiter(delimiter)
         .from_reader(header)
         .headers()
@@ -144,12 +144,12 @@ pub(crate) fn parse_csv_cell(
     };
     let cell: std::borrow::Cow<'_, str> = if line.contains(&b'"') {
         // Quoted cells: the csv crate's parser, for this line alone.
-        let mut reader = csv::ReaderBuilder::new()
+        let mut reader = ::csv::ReaderBuilder::new()
             .has_headers(false)
-            .trim(csv::Trim::All)
+            .trim(::csv::Trim::All)
             .delimiter(layout.delimiter)
             .from_reader(line);
-        let mut record = csv::StringRecord::new();
+        let mut record = ::csv::StringRecord::new();
         match reader.read_record(&mut record) {
             Ok(true) => {}
             Ok(false) => return Err(width_err(0)),
@@ -183,7 +183,7 @@ pub(crate) fn parse_csv_cell(
     })
 }
 
-/// One column of a CSV file, read line by line with the rules of [`crate::io::read_close_csv`].
+/// One column of a CSV file, read line by line with the rules of [`read_close_csv`].
 pub struct CsvSource {
     path: PathBuf,
     reader: BufReader<File>,
@@ -306,5 +306,209 @@ impl Source for CsvSource {
     fn line_of(&self, index: u64) -> Option<u64> {
         let k = index.checked_sub(self.bars_before)?;
         self.lines.get(usize::try_from(k).ok()?).copied()
+    }
+}
+
+/// Reads one column of a CSV file with a header row: one line after the header is one bar.
+///
+/// An empty cell is a missing bar (NaN); in a one-column file that is an empty line, so every
+/// line there is a bar. In a file with several columns a blank line between rows is refused (it
+/// holds no cell, so it is no bar, yet dropping it could shift the series) and blank lines after
+/// the last row are ignored. Line endings are `\n` or `\r\n`. Without `column`, a file with one
+/// column uses it, and otherwise a column named `close`.
+pub fn read_close_csv(path: &Path, column: Option<&str>) -> Result<Vec<f64>, DataError> {
+    Ok(read_csv_series(path, column)?.0)
+}
+
+/// The bars of a CSV column and the 1-based file line of each.
+pub(crate) fn read_csv_series(
+    path: &Path,
+    column: Option<&str>,
+) -> Result<(Vec<f64>, Vec<u64>), DataError> {
+    let mut source = CsvSource::open(path, column)?;
+    let (mut close, mut lines) = (Vec::new(), Vec::new());
+    let mut buf = Vec::new();
+    while source.next_chunk(&mut buf, CHUNK_BARS)? {
+        let first = close.len() as u64;
+        lines.extend((0..buf.len() as u64).map(|k| source.line_of(first + k).unwrap_or(0)));
+        close.extend_from_slice(&buf);
+    }
+    Ok((close, lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One bar of a test file: `None` is an empty cell.
+    type Bar = Option<f64>;
+
+    /// Writes `bars` as a CSV (the close in column `at` of `width` columns) and checks that
+    /// reading it gives the same number of bars and every value, NaN for each empty cell.
+    fn round_trip(bars: &[Bar], width: usize, at: usize, eol: &str, extra_tail: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.csv");
+        let header: Vec<String> = (0..width)
+            .map(|c| {
+                if c == at {
+                    "close".into()
+                } else {
+                    format!("x{c}")
+                }
+            })
+            .collect();
+        let mut text = header.join(",") + eol;
+        for (i, bar) in bars.iter().enumerate() {
+            let cells: Vec<String> = (0..width)
+                .map(|c| match (c == at, bar) {
+                    (true, Some(v)) => v.to_string(),
+                    (true, None) => String::new(),
+                    (false, _) => i.to_string(),
+                })
+                .collect();
+            text += &(cells.join(",") + eol);
+        }
+        text += extra_tail;
+        std::fs::write(&p, &text).unwrap();
+        let (got, lines) = read_csv_series(&p, None).unwrap();
+        assert_eq!(got.len(), bars.len(), "bar count of {text:?}");
+        for (i, (g, want)) in got.iter().zip(bars).enumerate() {
+            match want {
+                Some(v) => assert_eq!(g.to_bits(), v.to_bits(), "bar {i} of {text:?}"),
+                None => assert!(g.is_nan(), "bar {i} of {text:?} should be NaN, got {g}"),
+            }
+        }
+        let want_lines: Vec<u64> = (2..2 + bars.len() as u64).collect();
+        assert_eq!(lines, want_lines, "lines of {text:?}");
+        assert_eq!(read_close_csv(&p, Some("close")).unwrap().len(), bars.len());
+    }
+
+    #[test]
+    fn csv_shapes_keep_every_bar_in_place() {
+        let values = [100.5, 0.000001, 1234567.891, 99.0, 101.25];
+        let full: Vec<Bar> = values.iter().copied().map(Some).collect();
+        let mut shapes: Vec<Vec<Bar>> = vec![full.clone(), vec![None], vec![None, None]];
+        for i in [0, 2, values.len() - 1] {
+            let mut bars = full.clone();
+            bars[i] = None; // empty cell at the start, in the middle, at the end
+            shapes.push(bars);
+        }
+        shapes.push(vec![None, Some(1.0), None, None, Some(2.0), None]);
+        for bars in &shapes {
+            for eol in ["\n", "\r\n"] {
+                for (width, at) in [(1, 0), (2, 1), (3, 0), (3, 2)] {
+                    round_trip(bars, width, at, eol, "");
+                    // In a file with several columns blank lines after the last row hold no
+                    // cell, so they are no bars.
+                    if width > 1 {
+                        round_trip(bars, width, at, eol, eol);
+                        round_trip(bars, width, at, eol, &format!("{eol}{eol}"));
+                    }
+                }
+            }
+        }
+        // Header only: no bars.
+        for eol in ["\n", "\r\n", ""] {
+            round_trip(&[], 1, 0, eol, "");
+            round_trip(&[], 3, 1, eol, "");
+        }
+    }
+
+    fn read_text(text: &str, column: Option<&str>) -> Result<(Vec<f64>, Vec<u64>), String> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("d.csv");
+        std::fs::write(&p, text).unwrap();
+        read_csv_series(&p, column).map_err(|e| e.to_string())
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn csv_one_column_empty_lines_are_missing_bars() {
+        // What pandas writes for [1, NaN, 2, NaN]: the last line is an empty cell.
+        let (c, lines) = read_text("close\n1.0\n\n2.0\n\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0, f64::NAN]));
+        assert_eq!(lines, [2, 3, 4, 5]);
+        // The same with CRLF, without a final line ending, and with NaN written out.
+        let (c, _) = read_text("close\r\n1.0\r\n\r\n2.0\r\n\r\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0, f64::NAN]));
+        let (c, _) = read_text("close\n1.0\n\n2.0", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+        let (c, _) = read_text("close\n1.0\nNaN\n2.0\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+        // A cell of spaces is an empty cell too.
+        let (c, _) = read_text("close\n1.0\n  \n2.0\n", None).unwrap();
+        assert_eq!(bits(&c), bits(&[1.0, f64::NAN, 2.0]));
+    }
+
+    #[test]
+    fn csv_columns_and_bad_files_are_named() {
+        let text = "date,close,open\n1,100.5,1\n2,,1\n3,101,1\n";
+        let (c, _) = read_text(text, None).unwrap();
+        assert_eq!(bits(&c), bits(&[100.5, f64::NAN, 101.0]));
+        assert_eq!(read_text(text, Some("open")).unwrap().0, vec![1.0; 3]);
+        let e = read_text(text, Some("high")).unwrap_err();
+        assert!(e.contains("\"high\"") && e.contains("\"open\""), "{e}");
+        let e = read_text("date,open\n1,2\n", None).unwrap_err();
+        assert!(e.contains("--column"), "{e}");
+        // A bad cell is named by its bar index and its file line, CRLF or not.
+        for eol in ["\n", "\r\n"] {
+            let e = read_text(&format!("close{eol}1{eol}{eol}abc{eol}"), None).unwrap_err();
+            assert!(
+                e.contains("\"abc\" at index 2 (line 4, column \"close\")"),
+                "{e}"
+            );
+        }
+        // A blank line between rows of several columns could be a lost bar: refused by line.
+        let e = read_text("date,close\n1,2\n\n3,4\n", None).unwrap_err();
+        assert!(e.contains("line 3 is blank"), "{e}");
+        let e = read_text("date,close\n1,2\n3\n", None).unwrap_err();
+        assert!(e.contains("line 3 has 1 cells; the header has 2"), "{e}");
+        let e = read_text("", None).unwrap_err();
+        assert!(e.contains("empty"), "{e}");
+        let e = read_text("\nclose\n1\n", None).unwrap_err();
+        assert!(e.contains("line 1 is blank"), "{e}");
+        let e = read_text("close\r1\r2\r", None).unwrap_err();
+        assert!(e.contains("carriage return"), "{e}");
+    }
+
+    #[test]
+    fn csv_column_case_and_delimiters() {
+        // `--column close` finds `Close` when no other column matches ignoring case.
+        let text = "Date,Close\n1,100\n2,101\n";
+        assert_eq!(read_text(text, Some("close")).unwrap().0, [100.0, 101.0]);
+        assert_eq!(read_text(text, None).unwrap().0, [100.0, 101.0]);
+        let e = read_text("close,CLOSE\n1,2\n", Some("Close")).unwrap_err();
+        assert!(
+            e.contains("several columns match") && e.contains("CLOSE"),
+            "{e}"
+        );
+        // An exact name wins over case-insensitive ones.
+        assert_eq!(
+            read_text("close,CLOSE\n1,2\n", Some("CLOSE")).unwrap().0,
+            [2.0]
+        );
+        // Semicolon- and tab-separated files are detected from the header.
+        for sep in [";", "\t"] {
+            let text = format!("date{sep}close\n1{sep}100.5\n2{sep}\n");
+            let (c, lines) = read_text(&text, None).unwrap();
+            assert_eq!(bits(&c), bits(&[100.5, f64::NAN]));
+            assert_eq!(lines, [2, 3]);
+        }
+        // A row in another delimiter than the header is named.
+        let e = read_text("date,close\n1;100\n", None).unwrap_err();
+        assert!(
+            e.contains("line 2 has 1 cells")
+                && e.contains("comma separated")
+                && e.contains("semicolon"),
+            "{e}"
+        );
+        let e = read_text("date;open\n1;2\n", Some("high")).unwrap_err();
+        assert!(e.contains("semicolon separated"), "{e}");
+        // Quoted cells still parse.
+        let (c, _) = read_text("date,close\n\"1,2\",\"100\"\n", None).unwrap();
+        assert_eq!(c, [100.0]);
     }
 }

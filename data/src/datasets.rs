@@ -4,7 +4,7 @@
 //! Everything is deterministic (the project's GBM is the only noise source, windows come from a
 //! fixed SplitMix64 stream), so the golden fixtures in `tests/golden/` pin exact bits.
 
-use crate::kernel::{self, Combo, DEFAULT_FEE_PCT, GridSpec, fnv1a64};
+use hullsweep_kernel::{self as kernel, Combo, DEFAULT_FEE_PCT, GridSpec, fnv1a64};
 
 /// One gate input: a series, its combos and the fee.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! Parquet close series: a float64 column read row group by row group (a [`Source`]), and a
 //! series written in row groups, with the `parquet` crate of Apache arrow-rs (no Arrow layer).
 
-use crate::io::{DataError, io_err};
+use crate::error::{DataError, io_err};
 use crate::source::Source;
 use parquet::basic::{Compression, Repetition, Type as PhysicalType};
 use parquet::column::reader::ColumnReader;
@@ -220,7 +220,7 @@ impl<'a> ParquetWriter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{self, read_all};
+    use crate::source::read_all;
 
     #[test]
     fn round_trip_in_row_groups_and_named_errors() {
@@ -235,14 +235,17 @@ mod tests {
             }
             w.finish().unwrap();
         }
-        let mut src = source::open(&p, None).unwrap();
+        let mut src = ParquetSource::open(&p, None).unwrap();
         assert_eq!(src.len_hint(), Some(2500));
         let mut buf = Vec::new();
         assert!(src.next_chunk(&mut buf, 10).unwrap());
         assert_eq!(buf.len(), 1000, "one row group per chunk");
-        let back = read_all(source::open(&p, Some("CLOSE")).unwrap().as_mut()).unwrap();
+        let back = read_all(&mut ParquetSource::open(&p, Some("CLOSE")).unwrap()).unwrap();
         assert_eq!(back, close);
-        let e = source::open(&p, Some("open")).err().unwrap().to_string();
+        let e = ParquetSource::open(&p, Some("open"))
+            .err()
+            .unwrap()
+            .to_string();
         assert!(
             e.contains("no column named \"open\"") && e.contains("c.parquet"),
             "{e}"
@@ -251,7 +254,7 @@ mod tests {
         let bytes = std::fs::read(&p).unwrap();
         let t = dir.path().join("t.parquet");
         std::fs::write(&t, &bytes[..bytes.len() / 2]).unwrap();
-        let e = source::open(&t, None).err().unwrap().to_string();
+        let e = ParquetSource::open(&t, None).err().unwrap().to_string();
         assert!(e.contains("t.parquet") && e.contains("Parquet"), "{e}");
     }
 }

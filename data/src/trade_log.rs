@@ -1,8 +1,8 @@
 //! The trade log as text (docs/kernel.md, "Trades and events"): CSV rows and JSON objects that
 //! give every field back bit for bit, shared by `hullsweep trades`, the fixtures and the tests.
 
-use crate::kernel::Trade;
 use anyhow::{Context, anyhow, bail};
+use hullsweep_kernel::Trade;
 
 /// The CSV header of a trade row.
 pub const CSV_HEADER: &str = "combo,side,entry_bar,exit_bar,entry_price,exit_price,pnl";

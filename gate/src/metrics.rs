@@ -1,9 +1,9 @@
 //! The gate for the metrics (docs/kernel.md, "Metrics"): every metric of every combo must equal
-//! the numba reference's bit for bit; golden fixtures in `tests/golden/metrics/`, one per dataset.
+//! the numba reference's bit for bit; golden fixtures in `gate/tests/golden/metrics/`, one per dataset.
 
-use crate::datasets::Dataset;
-use crate::kernel::{METRIC_NAMES, Metrics, Value};
 use anyhow::{Context, anyhow, bail};
+use hullsweep_data::Dataset;
+use hullsweep_kernel::{METRIC_NAMES, Metrics, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -197,7 +197,7 @@ fn is_count(i: usize) -> bool {
 
 /// The metric fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
 pub fn path(dir: &Path, dataset: &str) -> PathBuf {
-    crate::gate::fixture_path(dir, dataset)
+    crate::fixture::fixture_path(dir, dataset)
 }
 
 /// Reads `dataset`'s metric fixture from `dir`.
@@ -207,7 +207,7 @@ pub fn path(dir: &Path, dataset: &str) -> PathBuf {
 /// A missing file (the message says how to generate it) or JSON that does not parse as a
 /// [`Fixture`]. Staleness is checked later, by [`Fixture::rows`].
 pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
-    crate::gate::read_fixture(dir, dataset, "metric")
+    crate::fixture::read_fixture(dir, dataset, "metric")
 }
 
 /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
@@ -217,7 +217,7 @@ pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
 ///
 /// The directory cannot be created or the file cannot be written (the message names it).
 pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
-    crate::gate::write_fixture(dir, &fixture.dataset, fixture)
+    crate::fixture::write_fixture(dir, &fixture.dataset, fixture)
 }
 
 /// The golden oracle: the checked-in reference metrics for `d`, refusing stale fixtures.

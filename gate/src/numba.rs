@@ -1,8 +1,9 @@
 //! Driving the numba reference (`reference/hullsweep_ref.py`) from Rust: the project's own Python
 //! environment in `.venv`, one-shot runs through `.npy` files, and a long-lived timing worker.
 
-use crate::{Combo, SweepResult, io};
 use anyhow::{Context, anyhow, bail};
+use hullsweep_data as io;
+use hullsweep_kernel::{Combo, SweepResult};
 use serde_json::{Value, json};
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -33,9 +34,10 @@ impl Mode {
     }
 }
 
-/// The project root (where `reference/` and `.venv` live).
+/// The project root (where `reference/` and `.venv` live): the gate crate's parent directory.
 pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let gate = Path::new(env!("CARGO_MANIFEST_DIR"));
+    gate.parent().unwrap_or(gate)
 }
 
 /// The numba reference script.
@@ -385,7 +387,7 @@ impl Worker {
 
     /// The loaded sweep's metrics (docs/kernel.md, "Metrics") from the reference's
     /// `sweep_metrics`, single thread.
-    pub fn metrics(&mut self) -> anyhow::Result<Vec<crate::kernel::Metrics>> {
+    pub fn metrics(&mut self) -> anyhow::Result<Vec<hullsweep_kernel::Metrics>> {
         let floats = self.dir.path().join("metric_floats.npy");
         let ints = self.dir.path().join("metric_ints.npy");
         self.request(json!({
@@ -405,7 +407,7 @@ impl Worker {
         // Column orders: METRIC_FLOATS and METRIC_INTS in reference/hullsweep_ref.py.
         Ok(f.iter()
             .zip(&i)
-            .map(|(f, i)| crate::kernel::Metrics {
+            .map(|(f, i)| hullsweep_kernel::Metrics {
                 pnl: f[0],
                 long_pnl: f[1],
                 short_pnl: f[2],
@@ -428,7 +430,7 @@ impl Worker {
     pub fn trades(
         &mut self,
         combos: Option<&[usize]>,
-    ) -> anyhow::Result<Vec<crate::kernel::Trade>> {
+    ) -> anyhow::Result<Vec<hullsweep_kernel::Trade>> {
         let ints = self.dir.path().join("trade_ints.npy");
         let floats = self.dir.path().join("trade_floats.npy");
         self.request(json!({
@@ -453,7 +455,7 @@ impl Worker {
                 let index = |v: i64, what: &str| {
                     u64::try_from(v).map_err(|_| anyhow!("the reference wrote a {what} of {v}"))
                 };
-                Ok(crate::kernel::Trade {
+                Ok(hullsweep_kernel::Trade {
                     combo: index(i[0], "combo")? as usize,
                     side: i[1],
                     entry_bar: index(i[2], "entry bar")?,

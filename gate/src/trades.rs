@@ -1,10 +1,10 @@
 //! The gate for the trade log (docs/kernel.md, "Trades and events"): every trade of every combo
-//! must equal the numba reference's bit for bit; golden digests in `tests/golden/trades/`.
+//! must equal the numba reference's bit for bit; golden digests in `gate/tests/golden/trades/`.
 
-use crate::datasets::Dataset;
-use crate::kernel::{self, KernelError, Trade, ValidClose, fnv1a64};
-use crate::trade_log::{CSV_HEADER, csv_row, parse_csv_row};
 use anyhow::{Context, anyhow, bail};
+use hullsweep_data::Dataset;
+use hullsweep_data::trade_log::{CSV_HEADER, csv_row, parse_csv_row};
+use hullsweep_kernel::{self as kernel, KernelError, Trade, ValidClose, fnv1a64};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,9 +23,11 @@ pub fn reference(
 }
 
 /// Every implementation of the trade log the gate checks, by name: the reference and the fast
-/// batch log ([`crate::variants::trades`], O(1) per bar per combo through the live state).
-pub const IMPLEMENTATIONS: &[(&str, TradesFn)] =
-    &[("reference", reference), ("fast", crate::variants::trades)];
+/// batch log ([`hullsweep_variants::trades`], O(1) per bar per combo through the live state).
+pub const IMPLEMENTATIONS: &[(&str, TradesFn)] = &[
+    ("reference", reference),
+    ("fast", hullsweep_variants::trades),
+];
 
 /// The implementation `hullsweep trades` runs: the last of [`IMPLEMENTATIONS`] (the fast
 /// one), gated like the others.
@@ -340,7 +342,7 @@ impl Fixture {
 
 /// The trade fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.
 pub fn path(dir: &Path, dataset: &str) -> PathBuf {
-    crate::gate::fixture_path(dir, dataset)
+    crate::fixture::fixture_path(dir, dataset)
 }
 
 /// Reads `dataset`'s trade fixture from `dir`.
@@ -350,7 +352,7 @@ pub fn path(dir: &Path, dataset: &str) -> PathBuf {
 /// A missing file (the message says how to generate it) or JSON that does not parse as a
 /// [`Fixture`]. Staleness is checked by [`Fixture::check`].
 pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
-    crate::gate::read_fixture(dir, dataset, "trade")
+    crate::fixture::read_fixture(dir, dataset, "trade")
 }
 
 /// Writes `fixture` as pretty JSON to `<dir>/<dataset>.json`, creating `dir` if needed, and
@@ -360,7 +362,7 @@ pub fn read(dir: &Path, dataset: &str) -> anyhow::Result<Fixture> {
 ///
 /// The directory cannot be created or the file cannot be written (the message names it).
 pub fn write(dir: &Path, fixture: &Fixture) -> anyhow::Result<PathBuf> {
-    crate::gate::write_fixture(dir, &fixture.dataset, fixture)
+    crate::fixture::write_fixture(dir, &fixture.dataset, fixture)
 }
 
 /// The golden oracle for `d`: its checked-in fixture, refusing a stale or inconsistent one.

@@ -1,10 +1,10 @@
 //! The gate against the checked-in numba outputs (no Python needed): every variant must reproduce
 //! them bit for bit, and a deliberately reassociated WMA must be caught by the suite.
 
-use hullsweep::datasets::{Dataset, suite};
-use hullsweep::gate::{self, GateReport, golden};
-use hullsweep::kernel::{self, Combo, window};
-use hullsweep::{SweepResult, Threads, Variant};
+use hullsweep_data::{Dataset, suite};
+use hullsweep_gate::{self as gate, GateReport, golden};
+use hullsweep_kernel::{self as kernel, Combo, SweepResult, window};
+use hullsweep_variants::{Threads, Variant};
 
 /// (a) Every variant does the reference's arithmetic, so on every dataset its trades are equal
 /// and its PnL bits identical to numba's: stricter than the spec's 1e-6, on purpose.
@@ -263,7 +263,7 @@ fn the_negative_control_harness_passes_with_the_reference_wma() {
 /// the golden bits, as the batch sweep does.
 #[test]
 fn the_suite_through_the_sweeper_in_random_chunks_is_golden() {
-    use hullsweep::variants::Sweeper;
+    use hullsweep_variants::Sweeper;
     let suite = suite();
     let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
     let mut next = move || {

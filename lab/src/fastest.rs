@@ -1,9 +1,10 @@
 //! The lab's "fastest" table: `fastest` (with `Threads::Auto`, so its cost model picks the
 //! threads) against every variant that could be the best one, on sweeps large and small.
 
-use crate::kernel::{self, Combo, SweepResult};
-use crate::variants::rolling;
-use crate::{Threads, Variant};
+use hullsweep_kernel::{self as kernel, Combo, SweepResult};
+use hullsweep_profiling::timing::median;
+use hullsweep_variants::rolling;
+use hullsweep_variants::{Threads, Variant};
 use std::time::{Duration, Instant};
 
 /// A sweep the table times.
@@ -91,7 +92,7 @@ pub struct Row {
 impl Row {
     /// Median seconds per sweep of each contender.
     pub fn medians(&self) -> Vec<f64> {
-        self.times.iter().map(|t| crate::lab::median(t)).collect()
+        self.times.iter().map(|t| median(t)).collect()
     }
 
     /// `fastest` over contender `k`, the median of the per-round ratios: the two ran within the
@@ -102,7 +103,7 @@ impl Row {
             .zip(&self.times[k])
             .map(|(a, b)| a / b)
             .collect();
-        crate::lab::median(&r)
+        median(&r)
     }
 
     /// The index of the best contender other than `fastest` (index 0), by median.

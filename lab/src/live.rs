@@ -1,12 +1,12 @@
 //! The lab's live section: per-bar latency of `Live::push` after 150,000 default bars, for 80 and
 //! 10,000 combos, beside what a user does without it (re-run the batch; numba on the last window).
 
-use crate::datasets;
-use crate::kernel::{self, Combo, DEFAULT_FEE_PCT, DEFAULT_SEED, DEFAULT_SIGMA};
 use crate::machine::Machine;
-use crate::numba::{Mode, Worker};
-use crate::variants::stream::effective_window;
-use crate::{Threads, Variant, variants::Live};
+use hullsweep_data::datasets;
+use hullsweep_gate::numba::{Mode, Worker};
+use hullsweep_kernel::{self as kernel, Combo, DEFAULT_FEE_PCT, DEFAULT_SEED, DEFAULT_SIGMA};
+use hullsweep_variants::stream::effective_window;
+use hullsweep_variants::{Live, Threads, Variant};
 use std::time::Instant;
 
 /// Opens the section in `reports/lab.md` (`hullsweep lab --live` replaces what is between).
@@ -160,7 +160,7 @@ fn exact(live: &Live, pushed: &[f64], params: &[Combo]) -> anyhow::Result<bool> 
             .all(|(a, b)| a.to_bits() == b.to_bits()))
 }
 
-fn certified_since(live: &Live, before: crate::variants::LiveStats) -> f64 {
+fn certified_since(live: &Live, before: hullsweep_variants::LiveStats) -> f64 {
     let s = live.stats();
     let (c, r) = (
         s.certified - before.certified,

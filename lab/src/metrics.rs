@@ -1,7 +1,8 @@
 //! The lab's section on what the metrics cost: each fast variant's `(pnl, trades)` sweep against
 //! its metrics sweep on the lab's data, interleaved in one run, medians and their ratio.
 
-use crate::{Combo, Threads, Variant};
+use hullsweep_kernel::Combo;
+use hullsweep_variants::{Threads, Variant};
 use std::time::Instant;
 
 /// One variant's medians, in seconds.

@@ -1,11 +1,11 @@
 //! The lab's section on the `rolling` variant: how much of each sweep its bound certifies, what
 //! the fallback costs, and its time against `simd`'s on long windows and adversarial data.
 
-use crate::datasets::{self, Dataset};
-use crate::kernel::{self, Combo, GridSpec, ValidClose};
-use crate::variants::rolling::{self, Stats};
-use crate::variants::simd::{Tier, WmaKernel};
-use crate::{Threads, Variant};
+use hullsweep_data::datasets::{self, Dataset};
+use hullsweep_kernel::{self as kernel, Combo, GridSpec, ValidClose};
+use hullsweep_variants::rolling::{self, Stats};
+use hullsweep_variants::simd::{Tier, WmaKernel};
+use hullsweep_variants::{Threads, Variant};
 use std::time::Instant;
 
 /// One workload timed side by side: `rolling` and `simd`, both on one thread.
@@ -123,7 +123,7 @@ pub fn run(
         tick(&format!("rolling: checking {}", w.name));
         let want = kernel::sweep(&w.close, &w.params, w.fee)?;
         let got = Variant::Rolling.sweep(&w.close, &w.params, w.fee, Threads::Fixed(1))?;
-        let gate = crate::gate::compare("rolling", &got, &want);
+        let gate = hullsweep_gate::compare("rolling", &got, &want);
         anyhow::ensure!(
             gate.passes() && gate.bit_identical(),
             "rolling differs from the reference on {}",
@@ -161,7 +161,7 @@ pub const FLAMEGRAPH: &str = "flame-variant-rolling.svg";
 /// goes to, so it may be linked; otherwise (the terminal, a report folder without it) the text
 /// says how to draw it instead of linking a file that is not there.
 pub fn to_markdown(rows: &[Row], rounds: usize, flamegraph_written: bool) -> String {
-    let median = crate::lab::median;
+    let median = hullsweep_profiling::timing::median;
     let mut s = String::new();
     s += "## The rolling variant: what it certifies and what it costs\n\n";
     s += &format!(

@@ -1,10 +1,12 @@
 //! The lab: numba (single-thread and prange) and every Rust variant on one sweep, gated against
 //! numba and timed side by side in interleaved rounds, so ratios come from one run on one machine.
 
-use crate::gate::{self, GateReport};
 use crate::machine::Machine;
-use crate::numba::{Mode, Worker};
-use crate::{Combo, SweepResult, Threads, Variant};
+use hullsweep_gate::numba::{Mode, Worker};
+use hullsweep_gate::{self as gate, GateReport};
+use hullsweep_kernel::{Combo, SweepResult};
+use hullsweep_profiling::timing::median;
+use hullsweep_variants::{Threads, Variant};
 use std::time::Instant;
 
 /// One implementation the lab measures.
@@ -86,21 +88,6 @@ pub struct LabReport {
     pub numba_versions: String,
     /// The UTC date of the run, `YYYY-MM-DD`.
     pub date: String,
-}
-
-/// The median of `times` (mean of the two middle values for an even count), ordered by
-/// `f64::total_cmp`; NaN for an empty slice rather than a panic.
-pub fn median(times: &[f64]) -> f64 {
-    let mut t = times.to_vec();
-    t.sort_by(f64::total_cmp);
-    let n = t.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        t[n / 2]
-    } else {
-        (t[n / 2 - 1] + t[n / 2]) / 2.0
-    }
 }
 
 /// Where the lab is, for a progress display: `done` of `total` steps are finished and `now`

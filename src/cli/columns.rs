@@ -2,8 +2,9 @@
 //! docs/kernel.md names them) and the picture, kept apart from the plain `(pnl, trades)` path.
 
 use anyhow::Context;
-use hullsweep::kernel::{Grid, METRIC_NAMES, Metrics, Value, WINDOW_NAMES};
-use hullsweep::{Combo, Threads, Variant};
+use hullsweep_kernel::Combo;
+use hullsweep_kernel::{Grid, METRIC_NAMES, Metrics, Value, WINDOW_NAMES};
+use hullsweep_variants::{Threads, Variant};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
@@ -39,7 +40,7 @@ pub fn run_metrics(
         let r = req.variant.sweep(close, params, req.fee, req.threads)?;
         (0..r.len())
             // Only `pnl` and `trades` of these rows are written or drawn.
-            .map(|k| hullsweep::kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0))
+            .map(|k| hullsweep_kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0))
             .collect()
     };
     let secs = start.elapsed().as_secs_f64();

@@ -2,7 +2,7 @@
 //! (`--suite DIR`) for tools outside Rust, such as the Python tests of `hullsweep_rs.ray`.
 
 use anyhow::Context;
-use hullsweep::kernel::{DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
+use hullsweep_kernel::{DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
 use std::path::{Path, PathBuf};
 
 /// Generate a geometric Brownian motion close series (the default data unless told otherwise).
@@ -50,11 +50,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 fn write_suite(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut index = Vec::new();
-    for d in hullsweep::datasets::suite() {
+    for d in hullsweep_data::datasets::suite() {
         let close = format!("{}.close.npy", d.name);
         let params = format!("{}.params.npy", d.name);
-        hullsweep::io::write_f64_npy(&dir.join(&close), &d.close)?;
-        hullsweep::io::write_params_npy(&dir.join(&params), &d.params)?;
+        hullsweep_data::write_f64_npy(&dir.join(&close), &d.close)?;
+        hullsweep_data::write_params_npy(&dir.join(&params), &d.params)?;
         index.push(serde_json::json!({
             "name": d.name, "about": d.about, "fee": d.fee, "close": close, "params": params,
         }));

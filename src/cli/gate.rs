@@ -3,11 +3,12 @@
 
 use super::sweep::{FEE_HELP, load_close, load_params, parse_grid, parse_variant, threads};
 use anyhow::{Context, bail};
-use hullsweep::datasets::{self, Dataset};
-use hullsweep::gate::{self, GateReport, golden, trades};
-use hullsweep::kernel::{self, DEFAULT_FEE_PCT, GridSpec, Trade};
-use hullsweep::numba::{Mode, Worker};
-use hullsweep::{SweepResult, Variant};
+use hullsweep_data::datasets::{self, Dataset};
+use hullsweep_gate::numba::{Mode, Worker};
+use hullsweep_gate::{self as gate, GateReport, golden, trades};
+use hullsweep_kernel::SweepResult;
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec, Trade};
+use hullsweep_variants::Variant;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -283,7 +284,7 @@ fn write_metric_fixture(
     dir: &std::path::Path,
     versions: &serde_json::Map<String, serde_json::Value>,
 ) -> anyhow::Result<()> {
-    use hullsweep::gate::metrics;
+    use hullsweep_gate::metrics;
     let rows = worker.metrics()?;
     let plain = SweepResult {
         pnl: rows.iter().map(|m| m.pnl).collect(),

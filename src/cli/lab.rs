@@ -2,11 +2,11 @@
 //! gated against numba and timed side by side.
 
 use anyhow::{Context, bail};
-use hullsweep::fastest_lab;
-use hullsweep::kernel::{DEFAULT_FEE_PCT, GridSpec};
-use hullsweep::lab::{self, Contender, LabConfig};
-use hullsweep::numba::{self, Mode, Worker};
-use hullsweep::{Threads, Variant};
+use hullsweep_gate::numba::{self, Mode, Worker};
+use hullsweep_kernel::{DEFAULT_FEE_PCT, GridSpec};
+use hullsweep_lab::fastest as fastest_lab;
+use hullsweep_lab::table::{self as lab, Contender, LabConfig};
+use hullsweep_variants::{Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -97,11 +97,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(path) = &args.out {
             let old = std::fs::read_to_string(path).unwrap_or_default();
             // A first live section goes where the full lab puts it: before the scale section.
-            let new = match old.find(hullsweep::scale_lab::BEGIN) {
-                Some(at) if hullsweep::live_lab::section(&old).is_none() => {
+            let new = match old.find(hullsweep_lab::scale::BEGIN) {
+                Some(at) if hullsweep_lab::live::section(&old).is_none() => {
                     format!("{}{section}\n{}", &old[..at], &old[at..])
                 }
-                _ => hullsweep::live_lab::splice(&old, &section),
+                _ => hullsweep_lab::live::splice(&old, &section),
             };
             std::fs::write(path, new)
                 .with_context(|| format!("cannot write {}", path.display()))?;
@@ -111,7 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let close = super::sweep::load_close(args.data.as_deref(), args.column.as_deref())?;
     let params = super::sweep::load_params(None, args.grid)?;
     let threads = super::sweep::threads(args.threads)?;
-    hullsweep::kernel::validate_fee(args.fee)?;
+    hullsweep_kernel::validate_fee(args.fee)?;
 
     numba::ensure_venv(true)?;
     let mut worker = Worker::start().context("cannot start the numba reference")?;
@@ -131,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         contenders.push(Contender::Rust(v));
         // The parallel variant also runs on one thread, so the table shows how it scales.
         if matches!(v, Variant::Rayon | Variant::RollingRayon)
-            && hullsweep::variants::rayon::thread_count(threads) > 1
+            && hullsweep_variants::rayon::thread_count(threads) > 1
         {
             contenders.push(Contender::RustPinned(v, 1));
         }
@@ -188,20 +188,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .iter()
         .any(|c| matches!(c, Contender::Rust(Variant::Rolling | Variant::RollingRayon)))
     {
-        let workloads = hullsweep::rolling_lab::workloads(&cfg.close, &cfg.params, cfg.fee);
+        let workloads = hullsweep_lab::rolling::workloads(&cfg.close, &cfg.params, cfg.fee);
         let bar = ProgressBar::new_spinner();
-        let rows = hullsweep::rolling_lab::run(&workloads, cfg.rounds, |msg| {
+        let rows = hullsweep_lab::rolling::run(&workloads, cfg.rounds, |msg| {
             bar.set_message(msg.to_string());
             bar.tick();
         })?;
         bar.finish_and_clear();
         // The terminal gets no link (there is no file beside it); the report links the
         // flamegraph only when one is there to open.
-        let section = |linked| hullsweep::rolling_lab::to_markdown(&rows, cfg.rounds, linked);
+        let section = |linked| hullsweep_lab::rolling::to_markdown(&rows, cfg.rounds, linked);
         let beside = |p: &std::path::Path| {
             p.parent()
                 .unwrap_or(std::path::Path::new("."))
-                .join(hullsweep::rolling_lab::FLAMEGRAPH)
+                .join(hullsweep_lab::rolling::FLAMEGRAPH)
                 .is_file()
         };
         file_table = format!(
@@ -213,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // `fastest` against the best single variant, on the lab's sweep and three small ones.
     if args.variants.is_empty() {
-        let machine = hullsweep::machine::Machine::detect();
+        let machine = hullsweep_lab::machine::Machine::detect();
         let contenders = fastest_lab::contenders(machine.cores);
         let workloads = fastest_lab::workloads(&cfg.close, &cfg.params, cfg.fee);
         let bar = ProgressBar::new_spinner();
@@ -232,12 +232,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.variants.is_empty() {
         let bar = ProgressBar::new_spinner();
         let rows =
-            hullsweep::metrics_lab::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, |m| {
+            hullsweep_lab::metrics::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, |m| {
                 bar.set_message(m.to_string());
                 bar.tick();
             })?;
         bar.finish_and_clear();
-        let section = hullsweep::metrics_lab::to_markdown(
+        let section = hullsweep_lab::metrics::to_markdown(
             &rows,
             cfg.close.len(),
             cfg.params.len(),
@@ -250,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // What a live push costs, beside what a user would do without it. Its targets are set on
     // the default series and grid, so a lab on other data or another grid keeps the old section.
-    let default_sweep = args.data.is_none() && args.grid == hullsweep::kernel::DEFAULT_GRID;
+    let default_sweep = args.data.is_none() && args.grid == hullsweep_kernel::DEFAULT_GRID;
     if args.variants.is_empty() && default_sweep {
         let section = live_section(&mut worker, cfg.rounds)?;
         table += "\n";
@@ -262,13 +262,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.out {
         // The scale section is written by `lab --scale`; a table run keeps it.
         let old = std::fs::read_to_string(path).unwrap_or_default();
-        if !file_table.contains(hullsweep::live_lab::BEGIN)
-            && let Some(live) = hullsweep::live_lab::section(&old)
+        if !file_table.contains(hullsweep_lab::live::BEGIN)
+            && let Some(live) = hullsweep_lab::live::section(&old)
         {
-            file_table = hullsweep::live_lab::splice(&file_table, &format!("{live}\n"));
+            file_table = hullsweep_lab::live::splice(&file_table, &format!("{live}\n"));
         }
-        if let Some(scale) = hullsweep::scale_lab::section(&old) {
-            file_table = hullsweep::scale_lab::splice(&file_table, &format!("{scale}\n"));
+        if let Some(scale) = hullsweep_lab::scale::section(&old) {
+            file_table = hullsweep_lab::scale::splice(&file_table, &format!("{scale}\n"));
         }
         std::fs::write(path, &file_table)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -282,13 +282,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Measures and renders the live section, with a spinner; fails if a live result was not the
 /// batch sweep's.
 fn live_section(worker: &mut Worker, rounds: usize) -> anyhow::Result<String> {
-    let cfg = hullsweep::live_lab::Config {
+    let cfg = hullsweep_lab::live::Config {
         rounds,
         ..Default::default()
     };
     let bar = ProgressBar::new_spinner();
     let plain = bar.is_hidden();
-    let report = hullsweep::live_lab::run(&cfg, worker, |m| {
+    let report = hullsweep_lab::live::run(&cfg, worker, |m| {
         if plain {
             eprintln!("lab: {m}");
         }

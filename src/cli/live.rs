@@ -3,8 +3,8 @@
 
 use super::sweep::{FEE_HELP, load_params, parse_grid};
 use anyhow::{Context, bail};
-use hullsweep::kernel::{self, DEFAULT_FEE_PCT, Event, GridSpec, KernelError};
-use hullsweep::variants::Live;
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, Event, GridSpec, KernelError};
+use hullsweep_variants::Live;
 use serde::Serialize;
 use std::io::{BufRead, BufWriter, ErrorKind, Write};
 use std::path::PathBuf;

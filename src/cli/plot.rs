@@ -2,8 +2,8 @@
 //! heatmap over (HMA length, HMA3 length) for a two-axis grid, a line over the length otherwise.
 
 use anyhow::anyhow;
-use hullsweep::Combo;
-use hullsweep::kernel::{Grid, METRIC_NAMES};
+use hullsweep_kernel::Combo;
+use hullsweep_kernel::{Grid, METRIC_NAMES};
 use plotters::prelude::*;
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! `hullsweep lab --scale`: runs the scale study and writes its section of the lab report
-//! (`hullsweep::scale_lab`), the SVG beside it.
+//! (`hullsweep_lab::scale`), the SVG beside it.
 
 use anyhow::Context;
-use hullsweep::scale_lab::{self, Point};
+use hullsweep_lab::scale::{self as scale_lab, Point};
 use std::path::Path;
 
 pub fn run(
@@ -13,7 +13,7 @@ pub fn run(
 ) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let combos = hullsweep::kernel::default_params().len();
+    let combos = hullsweep_kernel::default_params().len();
     let mut points: Vec<Point> = Vec::new();
     let mut skipped = Vec::new();
     for &bars in sizes {
@@ -62,13 +62,13 @@ fn write(
     pending: &[String],
     out: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let machine = hullsweep::machine::Machine::detect().summary();
+    let machine = hullsweep_lab::machine::Machine::detect().summary();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let mut notes = format!(
         "Machine: {machine}. Date: {}. Load average at the last point: {} (the machine is \
          shared: other jobs ran during these runs, so times are an upper bound; peak RSS is not \
          affected).",
-        hullsweep::machine::today(),
+        hullsweep_lab::machine::today(),
         load.split_whitespace()
             .take(3)
             .collect::<Vec<_>>()

@@ -3,14 +3,14 @@
 //! Startup prints one `listening unix PATH` or `listening tcp ADDR` line so scripts can connect.
 
 use anyhow::{Context, bail};
-use hullsweep::Variant;
-use hullsweep::kernel::DEFAULT_FEE_PCT;
 use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
 use hullsweep_engine::server::{
     DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT,
 };
 use hullsweep_engine::{Config, Server, TlsAcceptor, Token};
+use hullsweep_kernel::DEFAULT_FEE_PCT;
+use hullsweep_variants::Variant;
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::os::unix::fs::FileTypeExt;

@@ -15,10 +15,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let python = if args.ray {
-        hullsweep::numba::ensure_extra("requirements-lab.txt", true)?;
-        hullsweep::numba::ensure_extra("requirements-ray.txt", true)?
+        hullsweep_gate::numba::ensure_extra("requirements-lab.txt", true)?;
+        hullsweep_gate::numba::ensure_extra("requirements-ray.txt", true)?
     } else {
-        hullsweep::numba::ensure_venv(true)?
+        hullsweep_gate::numba::ensure_venv(true)?
     };
     let what = if args.ray {
         "numba, Ray and matplotlib"

@@ -2,10 +2,11 @@
 //! thread), with a progress bar, Ctrl-C that stops cleanly, and output written atomically.
 
 use anyhow::{Context, bail};
-use hullsweep::io::DataError;
-use hullsweep::source::{self, CHUNK_BARS, Source};
-use hullsweep::variants::Sweeper;
-use hullsweep::{Combo, KernelError, SweepResult, Threads, Variant};
+use hullsweep_data::DataError;
+use hullsweep_data::{self as source, CHUNK_BARS, Source};
+use hullsweep_kernel::{Combo, KernelError, SweepResult};
+use hullsweep_variants::Sweeper;
+use hullsweep_variants::{Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use npyz::WriterBuilder;
 use std::io::{IsTerminal, Write};
@@ -64,7 +65,7 @@ pub fn progress(total: Option<u64>, what: &str) -> ProgressBar {
 
 /// Checks one chunk as the kernel will, naming a bad price by file, column, index and line.
 fn check_chunk(src: &dyn Source, chunk: &[f64], first: u64) -> Result<(), DataError> {
-    match hullsweep::kernel::validate_close(chunk) {
+    match hullsweep_kernel::validate_close(chunk) {
         Ok(()) => Ok(()),
         Err(KernelError::BadPrice { index, value }) => {
             let index = first + index as u64;
@@ -207,13 +208,13 @@ pub fn write_atomic(
     Ok(())
 }
 
-/// Writes `bars` of [`gbm`](hullsweep::kernel::gbm) to `path` (`.npy`) piece by piece, with a
+/// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) to `path` (`.npy`) piece by piece, with a
 /// progress bar; all or nothing, as [`write_atomic`].
 pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Result<()> {
     if bars == 0 {
         bail!("bad generator argument: bars = 0: the series needs at least one bar");
     }
-    let mut generator = hullsweep::kernel::GbmStream::new(seed, sigma)?;
+    let mut generator = hullsweep_kernel::GbmStream::new(seed, sigma)?;
     let progress = progress(Some(bars as u64), "writing");
     let mut chunk = vec![0.0; CHUNK_BARS];
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -237,7 +238,7 @@ pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Res
     };
     write_atomic(path, |file| {
         if parquet {
-            let mut w = hullsweep::parquet_io::ParquetWriter::new(file)?;
+            let mut w = hullsweep_data::parquet::ParquetWriter::new(file)?;
             pieces(&mut |p| Ok(w.put(p)?))?;
             w.finish()?;
         } else {
@@ -259,7 +260,7 @@ pub fn write_gbm(path: &Path, bars: usize, seed: u64, sigma: f64) -> anyhow::Res
 
 /// `", peak RSS N MiB"` where the OS says (Linux: `VmHWM` of /proc/self/status), else nothing.
 pub fn peak_rss_note() -> String {
-    hullsweep::scale_lab::peak_rss_mib()
+    hullsweep_lab::scale::peak_rss_mib()
         .map(|m| format!(", peak RSS {m:.1} MiB"))
         .unwrap_or_default()
 }

@@ -1,10 +1,11 @@
 //! `hullsweep sweep`: run one variant over a series and a grid or params file, print per-combo results.
 
 use anyhow::{Context, bail};
-use hullsweep::kernel::{self, DEFAULT_FEE_PCT, GridSpec, WINDOW_NAMES};
-use hullsweep::variants::rolling;
-use hullsweep::variants::simd::{Tier, WmaKernel};
-use hullsweep::{Combo, SweepResult, Threads, Variant};
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec, WINDOW_NAMES};
+use hullsweep_kernel::{Combo, SweepResult};
+use hullsweep_variants::rolling;
+use hullsweep_variants::simd::{Tier, WmaKernel};
+use hullsweep_variants::{Threads, Variant};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -168,7 +169,7 @@ pub fn threads(n: Option<usize>) -> anyhow::Result<Threads> {
 pub fn load_close(data: Option<&Path>, column: Option<&str>) -> anyhow::Result<Vec<f64>> {
     match data {
         None => Ok(kernel::default_close()),
-        Some(path) => Ok(hullsweep::io::read_valid_close(path, column)?),
+        Some(path) => Ok(hullsweep_data::read_valid_close(path, column)?),
     }
 }
 
@@ -176,7 +177,7 @@ pub fn load_close(data: Option<&Path>, column: Option<&str>) -> anyhow::Result<V
 pub fn load_params(params: Option<&Path>, grid: GridSpec) -> anyhow::Result<Vec<Combo>> {
     let combos = match params {
         Some(path) => {
-            let combos = hullsweep::io::read_params_npy(path)?;
+            let combos = hullsweep_data::read_params_npy(path)?;
             kernel::validate_params(&combos).with_context(|| path.display().to_string())?;
             combos
         }
@@ -233,7 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let close = args.input.close()?;
     let run_rolling = |threads| {
-        let close = hullsweep::kernel::ValidClose::new(&close)?;
+        let close = hullsweep_kernel::ValidClose::new(&close)?;
         rolling::sweep_with_stats(
             close,
             &params,

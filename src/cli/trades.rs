@@ -3,9 +3,9 @@
 
 use super::sweep::Inputs;
 use anyhow::Context;
-use hullsweep::gate::trades;
-use hullsweep::kernel::{self, Combo};
-use hullsweep::trade_log;
+use hullsweep_data::trade_log;
+use hullsweep_gate::trades;
+use hullsweep_kernel::{self as kernel, Combo};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;

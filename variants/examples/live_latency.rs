@@ -11,11 +11,8 @@ use hullsweep_variants::{
 };
 use std::time::Instant;
 
-/// `src/datasets.rs` reaches the kernel as `crate::kernel`.
-pub use hullsweep_variants::kernel;
-
 #[allow(dead_code)]
-#[path = "../../src/datasets.rs"]
+#[path = "../../data/src/datasets.rs"]
 mod datasets;
 
 /// Nanoseconds per single-bar push over `bars`, after `warm` pushed as one chunk: as it ran

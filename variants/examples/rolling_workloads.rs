@@ -16,7 +16,7 @@
 pub use hullsweep_kernel as kernel;
 
 #[allow(dead_code)]
-#[path = "../../src/datasets.rs"]
+#[path = "../../data/src/datasets.rs"]
 mod datasets;
 
 use hullsweep_kernel::{GridSpec, ValidClose, default_close, default_params, grid};

@@ -1,5 +1,5 @@
 //! Every variant and every SIMD tier of this target against the reference, bit for bit, on the
-//! gate's generated dataset suite (`src/datasets.rs`) cut to a size that runs under emulation.
+//! gate's generated dataset suite (`data/src/datasets.rs`) cut to a size that runs under emulation.
 //!
 //! `scripts/test-aarch64` runs this under qemu, where the full suite took 100 s per implementation
 //! on the 2-core development VM (about 20 minutes for all of them; the default dataset alone more).
@@ -12,7 +12,7 @@
 //!   short cases that need care) and the combo with the longest window, so windows from 1 to the
 //!   dataset's longest still meet NaN runs shorter and longer than themselves. What is lost is
 //!   some exact coincidences (a NaN run of 200 bars against the grid's window of 200); the full
-//!   suite, with them, runs natively in `tests/gate_golden.rs`;
+//!   suite, with them, runs natively in `gate/tests/gate_golden.rs`;
 //! - smaller datasets (the short series, windows of 1, windows past the end, the 2-bar series)
 //!   keep every combo;
 //! - the default dataset (150,000 bars x 80 combos, the plain case, no edges) is cut to its
@@ -20,14 +20,11 @@
 //!
 //! Natively this runs in seconds, so it also runs in `cargo test --workspace`.
 
-/// `src/datasets.rs` reaches the kernel as `crate::kernel`, as in the root crate.
-pub use hullsweep_kernel as kernel;
-
 // The suite's own source, so this test and the gate can never disagree on what the suite is.
 // Its unit tests come with it; `scripts/test-aarch64` skips them (`--skip datasets::tests`: they
-// are checks of the suite itself, which the root crate runs natively).
+// are checks of the suite itself, which hullsweep-data runs natively).
 #[allow(dead_code)]
-#[path = "../../src/datasets.rs"]
+#[path = "../../data/src/datasets.rs"]
 mod datasets;
 
 use datasets::Dataset;

@@ -4,12 +4,9 @@
 use hullsweep_kernel::{Combo, Event, KernelError, backtest_events, hma, hma3, window};
 use hullsweep_variants::{Live, Position, Threads, Variant};
 
-/// `src/datasets.rs` reaches the kernel as `crate::kernel`, as in the root crate.
-pub use hullsweep_kernel as kernel;
-
 // The gate's own suite, so this test and the gate can never disagree on what the suite is.
 #[allow(dead_code)]
-#[path = "../../src/datasets.rs"]
+#[path = "../../data/src/datasets.rs"]
 mod datasets;
 
 /// A small seeded generator for chunk sizes (xorshift64*).
