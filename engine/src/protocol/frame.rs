@@ -350,7 +350,7 @@ pub fn read_frame<R: Read + ?Sized, W: Watch + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::DEFAULT_MAX_FRAME;
+    use crate::protocol::layout::DEFAULT_MAX_FRAME;
 
     #[test]
     fn frames_refuse_oversize_and_report_truncation() {

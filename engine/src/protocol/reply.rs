@@ -1,7 +1,7 @@
 //! The reply frames every opcode shares: a raw body, an error message flagged in the length
 //! word, and reading one back on the client side.
 
-use crate::protocol::ERROR_BIT;
+use crate::protocol::layout::ERROR_BIT;
 use std::io::{self, Read};
 
 /// A reply frame of raw body bytes.

@@ -1,8 +1,9 @@
 //! Request bodies: parsing with every count checked against the body before slicing, and
 //! encoding for clients and tests. A parse error leaves the connection usable.
 
+use crate::protocol::layout::{COMBO_BYTES, HEADER_LEN, ID_HEADER_LEN, MAX_TOKEN};
+use crate::protocol::opcode::*;
 use crate::protocol::wire::{combos_from_le, f64s_from_le, put_f64s, put_i64s, u32_at, u64_at};
-use crate::protocol::*;
 use hullsweep_kernel::Combo;
 use std::borrow::Cow;
 
@@ -279,7 +280,8 @@ pub fn encode_hello(token: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::frame::{BodyBuf, Frame, read_frame};
+    use crate::protocol::frame::{BodyBuf, Frame, Inflight, read_frame};
+    use crate::protocol::layout::DEFAULT_MAX_FRAME;
     use std::io::{self, Read};
 
     fn body(frame: &[u8]) -> &[u8] {
@@ -342,6 +344,16 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn misaligned_bodies_parse_from_copies() {
+        let mut odd = vec![0u8];
+        odd.extend_from_slice(&encode_request(OP_SWEEP, &[1.5], &[[2, 1, 1, 2, 1, 1]], None)[4..]);
+        let Request::Sweep { close, params, .. } = parse_request(&odd[1..]).unwrap() else {
+            panic!()
+        };
+        assert_eq!((&*close, &*params), (&[1.5][..], &[[2, 1, 1, 2, 1, 1]][..]));
     }
 
     #[test]

@@ -1,19 +1,16 @@
 //! The stream family (opcodes 8..=11): a live stream's requests and replies, its events packed
 //! as little-endian records, closes then opens, each in the order the stream produced them.
 
+use crate::protocol::layout::ID_HEADER_LEN;
+use crate::protocol::request::request_head;
 use crate::protocol::wire::{f64s_from_le, put_f64s, put_i64s};
-use crate::protocol::{ID_HEADER_LEN, request_head};
 use hullsweep_kernel::{Combo, Event, SweepResult, Trade};
 use hullsweep_variants::Position;
 
-/// Extension: open a live stream of combos at a fee; the reply is its `u64` id.
-pub const OP_STREAM_OPEN: u8 = 8;
-/// Extension: push bars to a stream; the reply is the events they caused.
-pub const OP_STREAM_PUSH: u8 = 9;
-/// Extension: close a stream; the reply is its final result, as opcode 0's.
-pub const OP_STREAM_CLOSE: u8 = 10;
-/// Extension: a stream's state (bars, result so far, open positions) without changing it.
-pub const OP_STREAM_STATE: u8 = 11;
+// Defined with the other opcodes, so that request parsing needs nothing from this file.
+pub use crate::protocol::opcode::{
+    OP_STREAM_CLOSE, OP_STREAM_OPEN, OP_STREAM_PUSH, OP_STREAM_STATE,
+};
 
 /// A push reply's head: `[u64 bars][u32 n_closes][u32 n_opens]`.
 pub const EVENTS_HEAD: usize = 16;

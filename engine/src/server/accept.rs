@@ -2,9 +2,10 @@
 //! between accepts times out the connections stalled past the read or idle timeout.
 
 use crate::protocol;
-use crate::server::ShutdownHandle;
-use crate::server::config::{Config, EngineError, Shared, io_err};
+use crate::server::config::{Config, Shared};
+use crate::server::error::{EngineError, io_err};
 use crate::server::session::serve_watched;
+use crate::server::shutdown::ShutdownHandle;
 use crate::server::transport::{Listener, Stream};
 use crate::server::watch::{CLOSED, ConnWatch, IDLE, READING};
 use std::collections::HashMap;

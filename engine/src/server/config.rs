@@ -1,38 +1,15 @@
 //! What a server is told (Config, its defaults and validation) and what its connections share
-//! (Shared: the loaded-series, in-flight and connection counts), plus the server's error type.
+//! (Shared: the loaded-series, in-flight and connection counts).
 
 use crate::protocol::{self, Inflight};
-use crate::server::Token;
+use crate::server::error::EngineError;
+use crate::server::token::Token;
 use crate::tls::TlsAcceptor;
 use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::{Threads, Variant};
-use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// Why the server could not start or stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// A system call failed while binding, accepting or serving.
-    #[error("{context}: {source}")]
-    Io {
-        /// What the server was doing, naming the path or address involved.
-        context: String,
-        /// The underlying error.
-        #[source]
-        source: io::Error,
-    },
-    /// A setting, token or socket path was refused before anything was bound; the message
-    /// names the bad value and the accepted range.
-    #[error("bad configuration: {0}")]
-    Config(String),
-}
-
-pub(crate) fn io_err(context: impl Into<String>) -> impl FnOnce(io::Error) -> EngineError {
-    let context = context.into();
-    move |source| EngineError::Io { context, source }
-}
 
 /// The variant the server runs unless told otherwise: the fastest one available.
 ///

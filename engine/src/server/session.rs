@@ -3,53 +3,40 @@
 
 use crate::protocol::{self, BodyBuf, Frame, FrameError, Request};
 use crate::server::config::Shared;
+use crate::server::loaded::Loaded;
 use crate::server::stream::Streams;
-use crate::server::sweep::Series;
+use crate::server::sweep::{Series, sweep};
 use crate::server::watch::{BUSY, ConnWatch, IDLE, READING};
-use hullsweep_kernel::ValidSeries;
-use std::collections::HashMap;
 use std::io::{self, BufReader, Read, Write};
-use std::sync::atomic::Ordering;
 
-/// One connection's loaded series and live streams. They die with the connection, so a client
-/// that vanishes without dropping them leaks nothing; their bytes count against the shared limit.
-pub(super) struct Session<'a> {
-    pub(super) shared: &'a Shared,
-    /// Validated once at load, so a sweep by id does not scan the bars again.
-    pub(super) series: HashMap<u64, ValidSeries>,
-    pub(super) next_id: u64,
-    pub(super) held: u64,
-    pub(super) streams: Streams<'a>,
-}
-
-impl Drop for Session<'_> {
-    fn drop(&mut self) {
-        self.shared
-            .loaded_bytes
-            .fetch_sub(self.held, Ordering::SeqCst);
-    }
+/// One connection's loaded series and live streams: they live as long as its session.
+struct Session<'a> {
+    shared: &'a Shared,
+    loaded: Loaded<'a>,
+    streams: Streams<'a>,
 }
 
 impl Session<'_> {
     fn handle(&mut self, request: Request<'_>) -> Result<Vec<u8>, String> {
+        let config = &self.shared.config;
         match request {
             Request::Sweep {
                 close,
                 params,
                 timed,
-            } => self.sweep(Series::Sent(&close), &params, timed),
+            } => sweep(config, Series::Sent(&close), &params, timed),
             Request::Echo { close } => {
                 // Not reached from `serve_connection`, which writes echoes without a copy.
                 let mut body = Vec::with_capacity(8 * close.len());
                 protocol::put_f64s(&mut body, &close);
                 Ok(protocol::encode_reply(&body))
             }
-            Request::Load { close } => self.load(&close),
+            Request::Load { close } => self.loaded.load(&close),
             Request::SweepLoaded { id, params, timed } => {
-                let series = self.series.get(&id).ok_or_else(|| Self::unknown(id))?;
-                self.sweep(Series::Loaded(series.view()), &params, timed)
+                let series = self.loaded.get(id)?;
+                sweep(config, Series::Loaded(series), &params, timed)
             }
-            Request::Drop { id } => self.drop_series(id),
+            Request::Drop { id } => self.loaded.drop_series(id),
             // Not reached from `serve_connection`, which checks hellos itself.
             Request::Hello { .. } => Ok(protocol::encode_reply(&[])),
             Request::StreamOpen { fee_pct, params } => self.streams.open(&params, fee_pct),
@@ -84,9 +71,7 @@ pub(super) fn serve_watched<R: Read, W: Write>(
     let mut buf = BodyBuf::with_budget(&shared.inflight);
     let mut session = Session {
         shared,
-        series: HashMap::new(),
-        next_id: 1,
-        held: 0,
+        loaded: Loaded::new(shared),
         streams: Streams::new(shared),
     };
     let config = &shared.config;

@@ -2,7 +2,7 @@
 //! constant time, never printed.
 
 use crate::protocol;
-use crate::server::config::{EngineError, io_err};
+use crate::server::error::{EngineError, io_err};
 use std::fmt;
 use std::fs;
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! Where a connection's bytes come from: the Unix and TCP listeners, the streams they accept,
 //! and stdio. The one place a byte stream is made, so a new transport slots in here alone.
 
-use crate::server::config::{Config, EngineError, Shared, io_err};
+use crate::server::config::{Config, Shared};
+use crate::server::error::{EngineError, io_err};
 use crate::server::session::serve_connection;
 use crate::server::tls_stream::{self, ServerTls};
 use crate::tls::TlsAcceptor;
