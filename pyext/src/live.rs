@@ -1,7 +1,7 @@
 //! `hullsweep_rs.Live`: combos run bar by bar from Python, each push's events returned as numpy
 //! columns (one table, a `kind` column), bit for bit the batch sweep's trades and results.
 
-use super::{close_slice, close_view, combos, numpy_view, params_view};
+use crate::arrays::{close_slice, close_view, combos, numpy_view, params_view};
 use hullsweep_kernel::{Combo, Event, GridSpec};
 use hullsweep_variants::Live;
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyUntypedArray};

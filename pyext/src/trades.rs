@@ -1,7 +1,9 @@
 //! `hullsweep_rs.trades`: the closed trades of chosen combos (docs/kernel.md, "Trades and
 //! events") as a dict of numpy columns, the same bits as the numba reference's `sweep_trades`.
 
-use crate::{close_slice, close_view, combos as combo_rows, numpy_view, params_view};
+use crate::arrays::{
+    close_slice, close_view, combos as combo_rows, describe, numpy_view, params_view,
+};
 use hullsweep_kernel::{Combo, DEFAULT_GRID, GridSpec, Trade};
 use numpy::IntoPyArray;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -28,7 +30,7 @@ fn parse_combos(combos: Option<&Bound<'_, PyAny>>, n: usize) -> PyResult<Vec<usi
             PyTypeError::new_err(format!(
                 "combos must be \"all\", an int or a sequence of ints (indices into params), \
                  got {}",
-                crate::describe(obj)
+                describe(obj)
             ))
         })?,
     };
