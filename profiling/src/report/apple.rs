@@ -8,67 +8,21 @@
 
 mod listing;
 mod markdown;
+pub(super) mod model;
 mod toolchain;
 
-use super::*;
+use super::charts::Chart;
+use super::inputs::Inputs;
 use listing::{function, shape};
 use markdown::section;
+use model::{AppleCodegen, AppleLoop, TRIPLE};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use toolchain::{aarch64_rustc, llvm_mca, mca, run};
 
 /// The CPU names to try, best first: LLVM spells the M2 `apple-m2` (an alias of its A15 core).
 const CPUS: &[&str] = &["apple-m2", "apple-a15", "apple-m1"];
-const TRIPLE: &str = "aarch64-unknown-linux-gnu";
-/// The study's measured Rust reference / numba ratio on its M2 Max.
-const STUDY_RATIO: f64 = 1.13;
-
-/// What this section measured (statically) and where its files are.
-pub(super) struct AppleCodegen {
-    cpu: String,
-    rustc: Option<String>,
-    numba: Option<String>,
-    mca: Option<(String, String)>,
-    loops: Vec<AppleLoop>,
-    notes: Vec<String>,
-}
-
-/// One side's WMA hot loop for the Apple core.
-struct AppleLoop {
-    who: &'static str,
-    file: String,
-    insns: Vec<String>,
-    /// Window elements per iteration: the adds into the running sum (a `.2d` add counts two).
-    elements: usize,
-    /// Of those, the adds that each wait for the previous one (one accumulator register).
-    chain: usize,
-    check_in_loop: bool,
-    /// A bounds check elsewhere in the function (the remainder loop, the setup).
-    check_in_function: bool,
-    conversion: String,
-    mca: Option<Mca>,
-}
-
-/// llvm-mca's reading of one loop body.
-struct Mca {
-    /// Resource-bound cycles per iteration (no dependencies).
-    rthroughput: f64,
-    /// Simulated cycles per iteration over many iterations (loop-carried dependencies included).
-    cycles: f64,
-    fadd: Option<u32>,
-    fmul: Option<u32>,
-}
-
-impl AppleLoop {
-    fn cycles_per_element(&self) -> Option<f64> {
-        self.mca.as_ref().map(|m| m.cycles / self.elements as f64)
-    }
-
-    /// Whether the serial add chain, not the resources, sets the loop's pace in the model.
-    fn chain_bound(&self) -> Option<bool> {
-        let m = self.mca.as_ref()?;
-        let chain = self.chain as f64 * f64::from(m.fadd?);
-        Some(chain >= m.rthroughput && (m.cycles - chain).abs() <= 0.1 * chain)
-    }
-}
 
 /// Builds both sides for the Apple core and reads each hot loop; what cannot be done is noted.
 pub(super) fn collect(out: &Path, scratch: &Path) -> AppleCodegen {

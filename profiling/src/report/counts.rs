@@ -1,6 +1,10 @@
 //! Section 7, instruction counts: callgrind per multiply-add, and the ladder counted.
 
-use super::*;
+use super::charts::Chart;
+use super::format::fmt2;
+use super::inputs::Inputs;
+use super::lookup::ir_per_element;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
     let Inputs { counts, .. } = *r;

@@ -1,6 +1,11 @@
 //! Section 4, the cost per window element of one WMA pass for every lab kernel, and the FP-add chain floor.
 
-use super::*;
+use super::charts::Chart;
+use super::format::fmt2;
+use super::inputs::Inputs;
+use super::lookup::{BASE, find};
+use crate::asm::FuncAsm;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
     let Inputs {

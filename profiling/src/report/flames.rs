@@ -1,6 +1,8 @@
 //! Section 8, the flamegraphs: links to the SVGs of the frame-pointer build.
 
-use super::*;
+use super::charts::Chart;
+use super::inputs::Inputs;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs {

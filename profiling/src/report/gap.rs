@@ -1,6 +1,9 @@
 //! Section 1, the gap: the Rust reference against numba on the full sweep, interleaved.
 
-use super::*;
+use super::charts::Chart;
+use super::format::{ms, pct, table};
+use super::inputs::Inputs;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs { plan, gap, .. } = *r;

@@ -1,6 +1,10 @@
 //! Sections 6 and 6b: one A/B per hypothesis with its asm and callgrind evidence, and page faults per sweep.
 
-use super::*;
+use super::charts::Chart;
+use super::format::{fmt2, loop_line, pct, table};
+use super::inputs::Inputs;
+use super::lookup::{BASE, NATIVE, find, ir_per_element, kernels_of};
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
     let Inputs {

@@ -1,6 +1,9 @@
 //! Section 2, the ladder: one change per step from the Rust reference to numba, with shares of the gap.
 
-use super::*;
+use super::charts::Chart;
+use super::format::{ms, table};
+use super::inputs::Inputs;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
     let Inputs { plan, ladder, .. } = *r;

@@ -5,172 +5,34 @@
 //! after the section), which renders its Markdown from the measured `Inputs`.
 
 mod apple;
+mod charts;
 mod counts;
 mod elements;
 mod flames;
+mod format;
 mod gap;
 mod hypotheses;
+mod inputs;
 mod ladder;
+mod lookup;
 mod notes;
+mod plan;
 mod study;
 mod summary;
 mod x86_asm;
 
-use crate::asm::{self, AsmSet, FuncAsm};
+use crate::asm::{self, AsmSet};
 use crate::builds::{self, Flavor};
 use crate::callgrind::{self, Counts};
 use crate::hypotheses::{HYPOTHESES, Lab};
 use crate::kernels;
 use crate::timing::{Outcome, interleave};
+use charts::{Chart, charts_json};
+use inputs::Inputs;
+use plan::Plan;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Sizes and switches of one report run.
-struct Plan {
-    quick: bool,
-    bars: usize,
-    grid: &'static str,
-    hyp_grid: &'static str,
-    rounds: usize,
-    cg_bars: usize,
-    cg_grid: &'static str,
-    elem_bars: usize,
-    elem_window: usize,
-    builds: bool,
-}
-
-impl Plan {
-    fn new(quick: bool) -> Plan {
-        if quick {
-            Plan {
-                quick,
-                bars: 3_000,
-                grid: "6:60:3",
-                hyp_grid: "6:60:3",
-                rounds: 3,
-                cg_bars: 1_000,
-                cg_grid: "6:40:2",
-                elem_bars: 3_000,
-                elem_window: 50,
-                builds: false,
-            }
-        } else {
-            Plan {
-                quick,
-                bars: hullsweep_kernel::DEFAULT_BARS,
-                grid: "6:200:80",
-                hyp_grid: "6:200:16",
-                rounds: 10,
-                cg_bars: 4_000,
-                cg_grid: "6:200:6",
-                elem_bars: 20_000,
-                elem_window: 100,
-                builds: true,
-            }
-        }
-    }
-}
-
-fn ms(s: f64) -> String {
-    format!("{:.1} ms", s * 1e3)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:+.1}%", x * 100.0)
-}
-
-/// Renders an outcome as a markdown table, ratios against arm 0, wall clock and process CPU time.
-fn table(o: &Outcome) -> String {
-    let mut s = String::from(
-        "| arm | wall median | wall min..max | wall ratio | CPU median | CPU ratio |\n|---|---:|---:|---:|---:|---:|\n",
-    );
-    for i in 0..o.labels.len() {
-        let (lo, hi) = o.range(i);
-        let _ = writeln!(
-            s,
-            "| {} | {} | {}..{} | {:.3} | {} | {:.3} |",
-            o.labels[i],
-            ms(o.median(i)),
-            ms(lo),
-            ms(hi),
-            o.ratio(i, 0),
-            ms(o.cpu_median(i)),
-            o.cpu_median(i) / o.cpu_median(0)
-        );
-    }
-    s
-}
-
-/// Kernels each hypothesis involves, for its asm and callgrind evidence.
-fn kernels_of(key: &str) -> &'static [&'static str] {
-    match key {
-        "bounds" => &["reference", "unchecked"],
-        "weight" => &[
-            "reference",
-            "signed_weight",
-            "float_counter",
-            "weight_table",
-        ],
-        "alloc" | "nanfill" => &["reference"],
-        "shape" => &["reference", "subslice", "subslice_table"],
-        "unroll" => &["reference", "float_counter", "unroll4"],
-        "numba-shape" => &["reference", "numba_shape"],
-        "interchange" => &["reference", "interchange"],
-        _ => &[],
-    }
-}
-
-fn find<'a>(set: &'a AsmSet, origin: &str, name: &str) -> Option<&'a FuncAsm> {
-    set.rust
-        .iter()
-        .find(|f| f.origin == origin && f.name == name)
-}
-
-fn loop_line(f: Option<&FuncAsm>) -> String {
-    match f.and_then(FuncAsm::main_loop) {
-        Some(l) => format!(
-            "{} instructions/element, {} multiply(ies) per iteration, bounds-check branch inside the loop: {}",
-            fmt2(l.per_element),
-            l.muls,
-            if l.has_bounds_panic { "**yes**" } else { "no" }
-        ),
-        None => "not found in the disassembly".into(),
-    }
-}
-
-fn fmt2(x: f64) -> String {
-    format!("{x:.2}")
-}
-
-fn ir_per_element(c: &Counts, what: &str) -> Option<f64> {
-    c.rust
-        .iter()
-        .find(|r| r.what == what)
-        .map(|r| r.ir as f64 / c.elements as f64)
-}
-
-/// Chart description for charts.py.
-#[derive(serde::Serialize)]
-struct Chart {
-    file: String,
-    title: String,
-    xlabel: String,
-    labels: Vec<String>,
-    values: Vec<f64>,
-    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
-    reference: Option<f64>,
-}
-
-fn charts_json(charts: &[Chart]) -> Result<String, String> {
-    #[derive(serde::Serialize)]
-    struct Charts<'a> {
-        charts: &'a [Chart],
-    }
-    serde_json::to_string_pretty(&Charts { charts })
-        .map(|s| s + "\n")
-        .map_err(|e| format!("charts.json: {e}"))
-}
 
 /// Runs one step, printing progress to stderr (the report takes minutes in full mode).
 fn step<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
@@ -459,53 +321,6 @@ pub fn command(
     let _ = std::fs::remove_dir_all(&scratch);
     println!("wrote {}", out.join("gap.md").display());
     Ok(())
-}
-
-/// Everything one report run measured, for the sections to render.
-#[derive(Clone, Copy)]
-struct Inputs<'a> {
-    plan: &'a Plan,
-    facts: &'a [(String, String)],
-    gap: Option<&'a Outcome>,
-    ladder: &'a Outcome,
-    results: &'a [(&'a str, &'a str, Outcome)],
-    per_elem: &'a [(String, f64)],
-    counts: Option<&'a Counts>,
-    set: &'a AsmSet,
-    apple: &'a apple::AppleCodegen,
-    flames: &'a [(String, PathBuf)],
-    faults: &'a [(String, u64)],
-    notes: &'a [String],
-    out: &'a Path,
-}
-
-/// The origins `asm` gives this binary's two builds.
-const BASE: &str = "rust x86-64 baseline";
-const NATIVE: &str = "rust target-cpu=native";
-
-impl Inputs<'_> {
-    /// The ladder's last arm, when it is numba (it is whenever numba ran).
-    fn ladder_numba(&self) -> Option<usize> {
-        let last = self.ladder.labels.len() - 1;
-        (self.ladder.labels[last] == "numba sweep").then_some(last)
-    }
-
-    /// The fraction of the reference's time numba saves (wall, CPU): on the reduced sweep when the
-    /// ladder has numba (the hypotheses run there), else on the full sweep.
-    fn gap_fracs(&self) -> (Option<f64>, Option<f64>) {
-        let l = self.ladder;
-        match (self.ladder_numba(), self.gap) {
-            (Some(last), _) => (
-                Some(1.0 - l.median(last) / l.median(0)),
-                Some(1.0 - l.cpu_median(last) / l.cpu_median(0)),
-            ),
-            (None, Some(g)) => (
-                Some(1.0 - g.median(1) / g.median(0)),
-                Some(1.0 - g.cpu_median(1) / g.cpu_median(0)),
-            ),
-            (None, None) => (None, None),
-        }
-    }
 }
 
 /// `gap.md` and its charts, section by section in the report's order.

@@ -1,6 +1,8 @@
 //! Sections 9 and 10: how to reproduce each part, and the run's notes, limits and what stays unexplained.
 
-use super::*;
+use super::charts::Chart;
+use super::inputs::Inputs;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs {

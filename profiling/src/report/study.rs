@@ -1,6 +1,11 @@
 //! Section 5, why `get_unchecked` did not help in the study: the bounds check against the add chain.
 
-use super::*;
+use super::charts::Chart;
+use super::format::fmt2;
+use super::inputs::Inputs;
+use super::lookup::{BASE, find, ir_per_element};
+use crate::asm::FuncAsm;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs {

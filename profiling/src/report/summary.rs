@@ -1,6 +1,11 @@
 //! The summary at the top of `gap.md`: the headline of every measured section, in five bullets.
 
-use super::*;
+use super::format::fmt2;
+use super::lookup::{find, ir_per_element};
+use crate::asm::{AsmSet, FuncAsm};
+use crate::callgrind::Counts;
+use crate::timing::Outcome;
+use std::fmt::Write as _;
 
 /// Where the summary goes: it is written last, from the same measurements as the sections.
 pub(super) const SUMMARY_MARK: &str = "<!-- summary -->";

@@ -1,7 +1,12 @@
 //! Section 3, the x86 hot loops from the assembly: instructions per element, unrolling, bounds checks,
 //! the weight conversion and numba's vector width, with the loops quoted.
 
-use super::*;
+use super::charts::Chart;
+use super::format::{fmt2, loop_line};
+use super::inputs::Inputs;
+use super::lookup::{BASE, NATIVE, find};
+use crate::asm::FuncAsm;
+use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs { set, .. } = *r;

@@ -1,7 +1,11 @@
 //! Section 5b's Markdown: the side-by-side table of the Apple-core hot loops, the model's
 //! latencies, the predicted Rust/numba ratio beside the study's, and the listings.
 
-use super::*;
+use super::model::{AppleCodegen, AppleLoop, STUDY_RATIO, TRIPLE};
+use crate::report::format::{fmt2, pct};
+use crate::timing::Outcome;
+use std::fmt::Write as _;
+use std::path::Path;
 
 /// The resource names llvm-mca printed say which scheduling model it used.
 fn model_name(a: &AppleCodegen, out: &Path) -> String {

@@ -1,7 +1,9 @@
 //! The tools section 5b runs: Debian's aarch64 rustc, the newest llvm-mca that knows the Apple
 //! core, and llvm-mca's reading of one loop body (throughput, cycles, FADD/FMUL latencies).
 
-use super::*;
+use super::model::{Mca, TRIPLE};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 pub(super) fn run(cmd: &mut Command) -> Result<(String, String), String> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
