@@ -85,6 +85,15 @@ pub enum DataError {
         /// The offending price, as read.
         value: f64,
     },
+    /// A trade-log row (`docs/kernel.md`, "Trades and events") that does not parse back: the
+    /// wrong number of cells, or a cell that is not a number of its column's kind.
+    #[error("{row:?}: {detail}")]
+    TradeRow {
+        /// The row as read.
+        row: String,
+        /// What is wrong, naming the column and the cell.
+        detail: String,
+    },
     /// The series was read but the kernel rejects it as a whole (an empty series: no bars to
     /// sweep); a single bad price is [`DataError::BadPrice`] instead.
     #[error("{path}: {error}")]

@@ -1,5 +1,5 @@
-//! hullsweep's data: close series and params in (`.npy`, CSV, Parquet, whole or chunk by chunk
-//! through [`Source`]), results and trade logs out, and the equivalence gate's dataset suite.
+//! hullsweep's data in and out: close series and params (`.npy`, CSV, Parquet, whole or chunk by
+//! chunk through [`Source`]), results, plots, trade and event logs, and the gate's dataset suite.
 //!
 //! Formats depend on the [`Source`] trait ([`source`]) and on [`DataError`] ([`error`]), never
 //! the reverse; [`read`] picks a format by extension.
@@ -9,11 +9,17 @@
 pub mod csv;
 pub mod datasets;
 pub mod error;
+pub mod live;
 pub mod npy;
 pub mod parquet;
+pub mod plot;
+pub mod progress;
 pub mod read;
+pub mod results;
 pub mod source;
+pub mod stream;
 pub mod trade_log;
+pub mod write;
 
 pub use csv::{CsvLayout, CsvSource, read_close_csv};
 pub use datasets::{Dataset, suite};
@@ -22,5 +28,8 @@ pub use npy::{
     NpySource, read_close_npy, read_params_npy, write_f64_npy, write_i64_npy, write_params_npy,
 };
 pub use parquet::{ParquetSource, ParquetWriter};
+pub use progress::Progress;
 pub use read::{open, read_close, read_valid_close};
-pub use source::{CHUNK_BARS, Source, read_all};
+pub use source::{CHUNK_BARS, Source, read_all, validate_chunk};
+pub use stream::sweep_file;
+pub use write::{write_atomic, write_gbm};

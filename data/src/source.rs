@@ -2,6 +2,7 @@
 //! at a time; every error names the file, the column and the row or line of the bad value.
 
 use crate::error::DataError;
+use hullsweep_kernel::KernelError;
 use std::path::Path;
 
 /// Bars per chunk the CLI reads: 256 Ki bars (2 MiB), long enough that the lookback carried
@@ -34,4 +35,26 @@ pub fn read_all(source: &mut dyn Source) -> Result<Vec<f64>, DataError> {
         all.extend_from_slice(&buf);
     }
     Ok(all)
+}
+
+/// Checks one chunk of `src` as the kernel will (every price finite and `> 0`, or NaN), naming a
+/// bad price by file, column, bar index and line; `first` is the index of the chunk's first bar.
+pub fn validate_chunk(src: &dyn Source, chunk: &[f64], first: u64) -> Result<(), DataError> {
+    match hullsweep_kernel::validate_close(chunk) {
+        Ok(()) => Ok(()),
+        Err(KernelError::BadPrice { index, value }) => {
+            let index = first + index as u64;
+            Err(DataError::BadPrice {
+                path: src.path().to_path_buf(),
+                index: index as usize,
+                line: src.line_of(index),
+                column: src.column().map(str::to_string),
+                value,
+            })
+        }
+        Err(error) => Err(DataError::Invalid {
+            path: src.path().to_path_buf(),
+            error,
+        }),
+    }
 }

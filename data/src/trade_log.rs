@@ -1,7 +1,7 @@
 //! The trade log as text (docs/kernel.md, "Trades and events"): CSV rows and JSON objects that
 //! give every field back bit for bit, shared by `hullsweep trades`, the fixtures and the tests.
 
-use anyhow::{Context, anyhow, bail};
+use crate::error::DataError;
 use hullsweep_kernel::Trade;
 
 /// The CSV header of a trade row.
@@ -18,25 +18,32 @@ pub fn csv_row(t: &Trade) -> String {
 }
 
 /// Parses a [`csv_row`] back, naming the cell that does not parse.
-pub fn parse_csv_row(row: &str) -> anyhow::Result<Trade> {
+pub fn parse_csv_row(row: &str) -> Result<Trade, DataError> {
+    let bad = |detail: String| DataError::TradeRow {
+        row: row.to_string(),
+        detail,
+    };
     let cells: Vec<&str> = row.split(',').collect();
     if cells.len() != 7 {
-        bail!("{row:?}: {} cells, expected 7 ({CSV_HEADER})", cells.len());
+        return Err(bad(format!(
+            "{} cells, expected 7 ({CSV_HEADER})",
+            cells.len()
+        )));
     }
     let name = |i: usize| CSV_HEADER.split(',').nth(i).unwrap_or("?");
-    let int = |i: usize| -> anyhow::Result<i64> {
+    let int = |i: usize| -> Result<i64, DataError> {
         cells[i]
             .parse()
-            .with_context(|| format!("{row:?}: {} {:?} is not an integer", name(i), cells[i]))
+            .map_err(|e| bad(format!("{} {:?} is not an integer: {e}", name(i), cells[i])))
     };
-    let float = |i: usize| -> anyhow::Result<f64> {
+    let float = |i: usize| -> Result<f64, DataError> {
         cells[i]
             .parse()
-            .with_context(|| format!("{row:?}: {} {:?} is not a number", name(i), cells[i]))
+            .map_err(|e| bad(format!("{} {:?} is not a number: {e}", name(i), cells[i])))
     };
-    let index = |i: usize| -> anyhow::Result<u64> {
+    let index = |i: usize| -> Result<u64, DataError> {
         let v = int(i)?;
-        u64::try_from(v).map_err(|_| anyhow!("{row:?}: {} {v} is negative", name(i)))
+        u64::try_from(v).map_err(|_| bad(format!("{} {v} is negative", name(i))))
     };
     Ok(Trade {
         combo: index(0)? as usize,

@@ -6,11 +6,13 @@
 
 #![deny(missing_docs)]
 
+pub mod bless;
 pub mod compare;
 pub mod fixture;
 pub mod golden;
 pub mod metrics;
 pub mod numba;
+pub mod suite;
 pub mod trades;
 
 pub use compare::{GateReport, PNL_TOLERANCE, compare, gate, table};

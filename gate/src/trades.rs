@@ -193,7 +193,7 @@ impl Sample {
         self.trades
             .iter()
             .map(|r| parse_csv_row(r))
-            .collect::<anyhow::Result<Vec<_>>>()
+            .collect::<Result<Vec<_>, _>>()
             .with_context(|| format!("the sample of combo {}", self.combo))
     }
 }

@@ -10,6 +10,7 @@ pub mod live;
 pub mod machine;
 pub mod marked;
 pub mod metrics;
+pub mod report;
 pub mod rolling;
 pub mod scale;
 pub mod table;

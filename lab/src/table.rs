@@ -35,6 +35,25 @@ impl Contender {
     }
 }
 
+/// The lab's contenders for `variants`: numba single-thread and prange, then each variant, a
+/// parallel one (rayon, rolling-rayon) also pinned to one thread when it runs on more, so the
+/// table shows how it scales.
+pub fn contenders(variants: &[Variant], threads: Threads) -> Vec<Contender> {
+    let mut contenders = vec![
+        Contender::Numba(Mode::Single),
+        Contender::Numba(Mode::Prange),
+    ];
+    for &v in variants {
+        contenders.push(Contender::Rust(v));
+        if matches!(v, Variant::Rayon | Variant::RollingRayon)
+            && hullsweep_variants::rayon::thread_count(threads) > 1
+        {
+            contenders.push(Contender::RustPinned(v, 1));
+        }
+    }
+    contenders
+}
+
 /// What to run: the sweep, how many timed rounds, and which contenders.
 pub struct LabConfig {
     /// The close series every contender sweeps (finite prices `> 0`, NaN for a missing bar).

@@ -2,8 +2,8 @@
 //! docs/kernel.md names them) and the picture, kept apart from the plain `(pnl, trades)` path.
 
 use anyhow::Context;
-use hullsweep_kernel::Combo;
-use hullsweep_kernel::{Grid, METRIC_NAMES, Metrics, Value, WINDOW_NAMES};
+use hullsweep_data::results;
+use hullsweep_kernel::{Combo, Grid, METRIC_NAMES, Metrics};
 use hullsweep_variants::{Threads, Variant};
 use std::io::Write;
 use std::path::Path;
@@ -50,9 +50,9 @@ pub fn run_metrics(
         &METRIC_NAMES[..2]
     };
     let text = if req.json {
-        to_json(params, &rows, names)
+        results::metrics_json(params, &rows, names)
     } else {
-        to_csv(params, &rows, names)
+        results::metrics_csv(params, &rows, names)
     };
     match req.out {
         Some(path) => std::fs::write(path, text)
@@ -71,56 +71,8 @@ pub fn run_metrics(
             .iter()
             .map(|m| m.get(metric).expect("a known metric").as_f64())
             .collect();
-        let best = super::plot::draw(path, grid, params, &values, metric)?;
+        let best = hullsweep_data::plot::draw(path, grid, params, &values, metric)?;
         eprintln!("drew {metric} to {}; best: {best}", path.display());
     }
     Ok(())
-}
-
-/// A float as Rust prints it (the shortest text that parses back to the same bits; NaN for a
-/// metric without trades), a count as an integer.
-fn cell(v: Value) -> String {
-    match v {
-        Value::F64(x) => x.to_string(),
-        Value::I64(x) => x.to_string(),
-    }
-}
-
-/// One row per combo: `combo`, the six windows, then the metrics `names` in order.
-pub fn to_csv(params: &[Combo], rows: &[Metrics], names: &[&str]) -> String {
-    let mut s = format!("combo,{},{}\n", WINDOW_NAMES.join(","), names.join(","));
-    for (k, (c, m)) in params.iter().zip(rows).enumerate() {
-        let windows: Vec<String> = c.iter().map(i64::to_string).collect();
-        let values: Vec<String> = names
-            .iter()
-            .map(|n| cell(m.get(n).expect("a known metric")))
-            .collect();
-        s += &format!("{k},{},{}\n", windows.join(","), values.join(","));
-    }
-    s
-}
-
-/// The same rows as JSON objects; a NaN (no trades) is `null`, as JSON has no NaN.
-pub fn to_json(params: &[Combo], rows: &[Metrics], names: &[&str]) -> String {
-    let rows: Vec<serde_json::Value> = params
-        .iter()
-        .zip(rows)
-        .enumerate()
-        .map(|(k, (c, m))| {
-            let mut row = serde_json::Map::new();
-            row.insert("combo".into(), k.into());
-            for (name, w) in WINDOW_NAMES.iter().zip(c) {
-                row.insert((*name).into(), (*w).into());
-            }
-            for name in names {
-                let v = match m.get(name).expect("a known metric") {
-                    Value::F64(x) => serde_json::Value::from(x),
-                    Value::I64(x) => x.into(),
-                };
-                row.insert((*name).into(), v);
-            }
-            row.into()
-        })
-        .collect();
-    serde_json::to_string_pretty(&rows).expect("plain values serialise") + "\n"
 }

@@ -35,8 +35,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return write_suite(dir);
     }
     let out = args.out.expect("clap requires --out without --suite");
-    super::stream::catch_interrupt();
-    super::stream::write_gbm(&out, args.bars, args.seed, args.sigma)?;
+    super::progress::catch_interrupt();
+    let bar = super::progress::Bar::new("writing");
+    let written = hullsweep_data::write_gbm(&out, args.bars, args.seed, args.sigma, &bar);
+    bar.finish();
+    written?;
     eprintln!(
         "wrote {} bars (seed {}, sigma {}) to {}",
         args.bars,

@@ -1,16 +1,14 @@
 //! `hullsweep gate`: run variants against the live numba reference on the dataset suite (or on
 //! the user's data) and print the spec's verdict per dataset; `--write-golden` refreshes fixtures.
 
-use super::sweep::{FEE_HELP, load_close, load_params, parse_grid, parse_variant, threads};
-use anyhow::{Context, bail};
+use super::args::{FEE_HELP, load_close, load_params, parse_grid, parse_variant, threads};
+use anyhow::bail;
 use hullsweep_data::datasets::{self, Dataset};
 use hullsweep_gate::numba::{Mode, Worker};
-use hullsweep_gate::{self as gate, GateReport, golden, trades};
-use hullsweep_kernel::SweepResult;
-use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec, Trade};
+use hullsweep_gate::{self as gate, bless, golden, suite};
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec};
 use hullsweep_variants::Variant;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// Check implementations against the live numba reference: every combo's trades must equal the
 /// reference's and its PnL be within 1e-6 (the equivalence gate). Bit-identity is reported too.
@@ -26,7 +24,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "NAME|all",
-        help = super::sweep::variant_help("Variant to check, or all"),
+        help = super::args::variant_help("Variant to check, or all"),
         default_value = "all",
         value_parser = parse_choice
     )]
@@ -93,7 +91,8 @@ enum Oracle {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.write_golden {
-        return write_golden(args.golden_dir.unwrap_or_else(golden::dir));
+        let dir = args.golden_dir.unwrap_or_else(golden::dir);
+        return bless::write_golden(&dir, |line| eprintln!("{line}"));
     }
     let variants: Vec<Variant> = match args.variant {
         Choice::All => Variant::ALL.to_vec(),
@@ -111,76 +110,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
 
     let mut worker = Worker::start()?;
-    let mut wanted: Vec<SweepResult> = Vec::with_capacity(suite.len());
-    let mut wanted_trades: Vec<Vec<Trade>> = Vec::with_capacity(suite.len());
-    for d in &suite {
-        let start = Instant::now();
-        let r = worker
-            .sweep(&d.close, &d.params, d.fee, mode)
-            .with_context(|| format!("numba on dataset {}", d.name))?;
-        let log = worker
-            .trades(None)
-            .with_context(|| format!("numba's trade log on dataset {}", d.name))?;
-        eprintln!(
-            "numba {}: {} ({} bars x {} combos), loaded, swept and logged {} trades in {:.2} s",
-            mode.name(),
-            d.name,
-            d.close.len(),
-            d.params.len(),
-            log.len(),
-            start.elapsed().as_secs_f64()
-        );
-        wanted.push(r);
-        wanted_trades.push(log);
-    }
-
+    let wanted = suite::reference(&mut worker, &suite, mode, |line| eprintln!("{line}"))?;
     let mut failed = Vec::new();
     for v in variants {
-        let mut next = wanted.iter();
-        let reports = gate::gate(
-            &suite,
-            |d| v.sweep(&d.close, &d.params, d.fee, threads),
-            |_| Ok(next.next().expect("one result per dataset").clone()),
-        )?;
-        print!(
-            "{}",
-            gate::table(
-                &format!("\n{} vs numba {}", v.name(), mode.name()),
-                &reports
-            )
-        );
-        failed.extend(
-            reports
-                .iter()
-                .filter(|r| !r.passes())
-                .map(|r| format!("{} on {}", v.name(), r.dataset)),
-        );
+        let reports = suite::variant(v, &suite, &wanted.results, threads)?;
+        let title = format!("\n{} vs numba {}", v.name(), mode.name());
+        print!("{}", gate::table(&title, &reports));
+        failed.extend(suite::failures(v.name(), &reports));
     }
-    failed.extend(gate_trades(&suite, &wanted_trades)?);
+    failed.extend(suite::trade_logs(&suite, &wanted.trades, |line| {
+        println!("{line}")
+    })?);
     if !failed.is_empty() {
         bail!("the gate failed: {}", failed.join(", "));
     }
     println!("\nall passed");
     Ok(())
-}
-
-/// Every implementation of the trade log against numba's `sweep_trades`, every trade of every
-/// combo bit for bit: one line per dataset; returns what failed.
-fn gate_trades(suite: &[Dataset], wanted: &[Vec<Trade>]) -> anyhow::Result<Vec<String>> {
-    let mut failed = Vec::new();
-    for &(name, trades) in trades::IMPLEMENTATIONS {
-        println!("\ntrade log ({name}) vs numba sweep_trades, every trade bit for bit");
-        for (d, want) in suite.iter().zip(wanted) {
-            let got = trades(&d.close, &d.params, d.fee, &trades::all(&d.params))
-                .with_context(|| format!("trade log ({name}) on dataset {}", d.name))?;
-            let report = trades::compare(&d.name, d.params.len(), &got, want);
-            println!("{report}");
-            if !report.bit_identical() {
-                failed.push(format!("the trade log ({name}) on {}", d.name));
-            }
-        }
-    }
-    Ok(failed)
 }
 
 fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
@@ -206,102 +151,4 @@ fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
         params,
         fee: args.fee,
     })
-}
-
-/// Writes one fixture per suite dataset from numba's single-thread sweep, after checking the
-/// prange sweep gives the same bits (if it does not, that is a finding, not a fixture).
-fn write_golden(dir: PathBuf) -> anyhow::Result<()> {
-    let mut worker = Worker::start()?;
-    let versions = worker.versions()?;
-    for d in datasets::suite() {
-        worker
-            .load(&d.close, &d.params, d.fee)
-            .with_context(|| format!("numba on dataset {}", d.name))?;
-        let (secs, single) = worker.time(Mode::Single)?;
-        let (_, prange) = worker.time(Mode::Prange)?;
-        let agree: GateReport = gate::compare(&d.name, &prange, &single);
-        if !agree.bit_identical() {
-            bail!(
-                "numba's prange sweep differs from its single-thread sweep on {}; not writing \
-                 fixtures:\n{}\n{agree}",
-                d.name,
-                GateReport::header()
-            );
-        }
-        let path = golden::write(&dir, &golden::Fixture::new(&d, &single, versions.clone()))?;
-        eprintln!(
-            "wrote {} ({} combos, numba single {secs:.2} s)",
-            path.display(),
-            d.params.len()
-        );
-        write_metric_fixture(&mut worker, &d, &single, &dir, &versions)?;
-        write_trade_fixture(&mut worker, &d, &single, &dir, &versions)?;
-    }
-    Ok(())
-}
-
-/// Writes the dataset's trade fixture from numba's `sweep_trades`, after checking that each
-/// combo's trades count and sum, in order, to the study's loop's `trades` and `pnl` bits.
-fn write_trade_fixture(
-    worker: &mut Worker,
-    d: &Dataset,
-    single: &SweepResult,
-    dir: &std::path::Path,
-    versions: &serde_json::Map<String, serde_json::Value>,
-) -> anyhow::Result<()> {
-    let log = worker.trades(None)?;
-    let per = trades::by_combo(&log, d.params.len())
-        .map_err(|t| anyhow::anyhow!("numba logged a trade of combo {} on {}", t.combo, d.name))?;
-    let summed = SweepResult {
-        pnl: per
-            .iter()
-            .map(|t| t.iter().fold(0.0, |s, t| s + t.pnl))
-            .collect(),
-        trades: per.iter().map(|t| t.len() as i64).collect(),
-    };
-    let agree = gate::compare(&d.name, &summed, single);
-    if !agree.bit_identical() {
-        bail!(
-            "numba's sweep_trades does not sum to its sweep on {}; not writing fixtures:\n{}\n{agree}",
-            d.name,
-            GateReport::header()
-        );
-    }
-    let path = trades::write(
-        &dir.join("trades"),
-        &trades::Fixture::new(d, &log, versions.clone())?,
-    )?;
-    eprintln!("wrote {} ({} trades)", path.display(), log.len());
-    Ok(())
-}
-
-/// Writes the dataset's metric fixture from numba's `sweep_metrics`, after checking that its
-/// `pnl` and `trades` are the study's loop's bits (the metric loop must be the same loop).
-fn write_metric_fixture(
-    worker: &mut Worker,
-    d: &Dataset,
-    single: &SweepResult,
-    dir: &std::path::Path,
-    versions: &serde_json::Map<String, serde_json::Value>,
-) -> anyhow::Result<()> {
-    use hullsweep_gate::metrics;
-    let rows = worker.metrics()?;
-    let plain = SweepResult {
-        pnl: rows.iter().map(|m| m.pnl).collect(),
-        trades: rows.iter().map(|m| m.trades).collect(),
-    };
-    let agree = gate::compare(&d.name, &plain, single);
-    if !agree.bit_identical() {
-        bail!(
-            "numba's sweep_metrics disagrees with its sweep on {}; not writing fixtures:\n{}\n{agree}",
-            d.name,
-            GateReport::header()
-        );
-    }
-    let path = metrics::write(
-        &dir.join("metrics"),
-        &metrics::Fixture::new(d, &rows, versions.clone()),
-    )?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
 }

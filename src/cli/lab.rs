@@ -2,10 +2,10 @@
 //! gated against numba and timed side by side.
 
 use anyhow::{Context, bail};
-use hullsweep_gate::numba::{self, Mode, Worker};
+use hullsweep_gate::numba::{self, Worker};
 use hullsweep_kernel::{DEFAULT_FEE_PCT, GridSpec};
-use hullsweep_lab::fastest as fastest_lab;
-use hullsweep_lab::table::{self as lab, Contender, LabConfig};
+use hullsweep_lab::report::{self, Markdown, Section};
+use hullsweep_lab::table::{self as lab, LabConfig};
 use hullsweep_variants::{Threads, Variant};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -32,9 +32,9 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     column: Option<String>,
     /// Grid of HMA lengths LO:HI:K (K distinct lengths from LO to HI).
-    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80", value_parser = super::sweep::parse_grid)]
+    #[arg(long, value_name = "LO:HI:K", default_value = "6:200:80", value_parser = super::args::parse_grid)]
     grid: GridSpec,
-    #[arg(long, value_name = "PCT", help = super::sweep::FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
+    #[arg(long, value_name = "PCT", help = super::args::FEE_HELP, default_value_t = DEFAULT_FEE_PCT, allow_negative_numbers = true)]
     fee: f64,
     /// Threads for the parallel contenders (rayon and numba prange); default: all cores.
     #[arg(long, value_name = "N")]
@@ -42,8 +42,8 @@ pub struct Args {
     #[arg(
         long = "variant",
         value_name = "NAME",
-        help = super::sweep::variant_help("Only these Rust variants (repeatable; default: all)"),
-        value_parser = super::sweep::parse_variant
+        help = super::args::variant_help("Only these Rust variants (repeatable; default: all)"),
+        value_parser = super::args::parse_variant
     )]
     variants: Vec<Variant>,
     /// Also write the table as Markdown to this file.
@@ -92,25 +92,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.live {
         numba::ensure_venv(true)?;
         let mut worker = Worker::start().context("cannot start the numba reference")?;
-        let section = live_section(&mut worker, args.rounds)?;
+        let section = spin(true, |tick| report::live(&mut worker, args.rounds, tick))?;
         println!("{section}");
         if let Some(path) = &args.out {
-            let old = std::fs::read_to_string(path).unwrap_or_default();
-            // A first live section goes where the full lab puts it: before the scale section.
-            let new = match old.find(hullsweep_lab::scale::BEGIN) {
-                Some(at) if hullsweep_lab::live::section(&old).is_none() => {
-                    format!("{}{section}\n{}", &old[..at], &old[at..])
-                }
-                _ => hullsweep_lab::live::splice(&old, &section),
-            };
-            std::fs::write(path, new)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            report::write_live(path, &section)?;
         }
         return Ok(());
     }
-    let close = super::sweep::load_close(args.data.as_deref(), args.column.as_deref())?;
-    let params = super::sweep::load_params(None, args.grid)?;
-    let threads = super::sweep::threads(args.threads)?;
+    let close = super::args::load_close(args.data.as_deref(), args.column.as_deref())?;
+    let params = super::args::load_params(None, args.grid)?;
+    let threads = super::args::threads(args.threads)?;
     hullsweep_kernel::validate_fee(args.fee)?;
 
     numba::ensure_venv(true)?;
@@ -123,26 +114,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         args.variants.clone()
     };
-    let mut contenders = vec![
-        Contender::Numba(Mode::Single),
-        Contender::Numba(Mode::Prange),
-    ];
-    for v in variants {
-        contenders.push(Contender::Rust(v));
-        // The parallel variant also runs on one thread, so the table shows how it scales.
-        if matches!(v, Variant::Rayon | Variant::RollingRayon)
-            && hullsweep_variants::rayon::thread_count(threads) > 1
-        {
-            contenders.push(Contender::RustPinned(v, 1));
-        }
-    }
     let cfg = LabConfig {
         close,
         params,
         fee: args.fee,
         threads,
         rounds: args.rounds,
-        contenders,
+        contenders: lab::contenders(&variants, threads),
     };
 
     eprintln!(
@@ -161,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Without a terminal (a log, CI) the bar is hidden: say each gate run and each round instead.
     let plain = bar.is_hidden();
     let mut round = String::new();
-    let report = lab::run(&cfg, &mut worker, |p| {
+    let lab_report = lab::run(&cfg, &mut worker, |p| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         bar.set_message(p.now.to_string());
@@ -179,116 +157,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     bar.finish_and_clear();
 
-    let mut table = report.to_markdown();
-    let mut file_table = table.clone();
-    // The rolling variant's own section: certification, fallback cost, window length and
-    // adversarial data, each against simd side by side.
-    if cfg
-        .contenders
-        .iter()
-        .any(|c| matches!(c, Contender::Rust(Variant::Rolling | Variant::RollingRayon)))
-    {
-        let workloads = hullsweep_lab::rolling::workloads(&cfg.close, &cfg.params, cfg.fee);
-        let bar = ProgressBar::new_spinner();
-        let rows = hullsweep_lab::rolling::run(&workloads, cfg.rounds, |msg| {
-            bar.set_message(msg.to_string());
-            bar.tick();
-        })?;
-        bar.finish_and_clear();
-        // The terminal gets no link (there is no file beside it); the report links the
-        // flamegraph only when one is there to open.
-        let section = |linked| hullsweep_lab::rolling::to_markdown(&rows, cfg.rounds, linked);
-        let beside = |p: &std::path::Path| {
-            p.parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join(hullsweep_lab::rolling::FLAMEGRAPH)
-                .is_file()
-        };
-        file_table = format!(
-            "{table}\n{}",
-            section(args.out.as_deref().is_some_and(beside))
-        );
-        table += "\n";
-        table += &section(false);
-    }
-    // `fastest` against the best single variant, on the lab's sweep and three small ones.
-    if args.variants.is_empty() {
-        let machine = hullsweep_lab::machine::Machine::detect();
-        let contenders = fastest_lab::contenders(machine.cores);
-        let workloads = fastest_lab::workloads(&cfg.close, &cfg.params, cfg.fee);
-        let bar = ProgressBar::new_spinner();
-        let rows = fastest_lab::run(&workloads, &contenders, cfg.rounds, |msg| {
-            bar.set_message(msg.to_string());
-            bar.tick();
-        })?;
-        bar.finish_and_clear();
-        let section = fastest_lab::to_markdown(&rows, &contenders, cfg.rounds);
-        table += "\n";
-        table += &section;
-        file_table += "\n";
-        file_table += &section;
-    }
-    // What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
-    if args.variants.is_empty() {
-        let bar = ProgressBar::new_spinner();
-        let rows =
-            hullsweep_lab::metrics::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, |m| {
-                bar.set_message(m.to_string());
-                bar.tick();
-            })?;
-        bar.finish_and_clear();
-        let section = hullsweep_lab::metrics::to_markdown(
-            &rows,
-            cfg.close.len(),
-            cfg.params.len(),
-            cfg.rounds,
-        );
-        table += "\n";
-        table += &section;
-        file_table += "\n";
-        file_table += &section;
-    }
-    // What a live push costs, beside what a user would do without it. Its targets are set on
-    // the default series and grid, so a lab on other data or another grid keeps the old section.
+    let mut text = Markdown::new(lab_report.to_markdown());
     let default_sweep = args.data.is_none() && args.grid == hullsweep_kernel::DEFAULT_GRID;
-    if args.variants.is_empty() && default_sweep {
-        let section = live_section(&mut worker, cfg.rounds)?;
-        table += "\n";
-        table += &section;
-        file_table += "\n";
-        file_table += &section;
+    for section in Section::planned(&cfg, args.variants.is_empty(), default_sweep) {
+        // The live section runs for minutes: a log gets its steps.
+        let out = args.out.as_deref();
+        let echo = section == Section::Live;
+        text.append(&spin(echo, |tick| {
+            report::section(section, &cfg, &mut worker, out, tick)
+        })?);
     }
-    println!("{table}");
+    println!("{}", text.terminal);
     if let Some(path) = &args.out {
-        // The scale section is written by `lab --scale`; a table run keeps it.
-        let old = std::fs::read_to_string(path).unwrap_or_default();
-        if !file_table.contains(hullsweep_lab::live::BEGIN)
-            && let Some(live) = hullsweep_lab::live::section(&old)
-        {
-            file_table = hullsweep_lab::live::splice(&file_table, &format!("{live}\n"));
-        }
-        if let Some(scale) = hullsweep_lab::scale::section(&old) {
-            file_table = hullsweep_lab::scale::splice(&file_table, &format!("{scale}\n"));
-        }
-        std::fs::write(path, &file_table)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        report::write(path, &text.file)?;
     }
-    if !report.all_pass() {
+    if !lab_report.all_pass() {
         bail!("an implementation failed the equivalence gate (see the table)");
     }
     Ok(())
 }
 
-/// Measures and renders the live section, with a spinner; fails if a live result was not the
-/// batch sweep's.
-fn live_section(worker: &mut Worker, rounds: usize) -> anyhow::Result<String> {
-    let cfg = hullsweep_lab::live::Config {
-        rounds,
-        ..Default::default()
-    };
+/// Runs `f` under a spinner that shows what it says runs next; with `echo`, also printed when
+/// there is no terminal to show the spinner.
+fn spin<T>(
+    echo: bool,
+    f: impl FnOnce(&mut dyn FnMut(&str)) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     let bar = ProgressBar::new_spinner();
-    let plain = bar.is_hidden();
-    let report = hullsweep_lab::live::run(&cfg, worker, |m| {
+    let plain = echo && bar.is_hidden();
+    let out = f(&mut |m| {
         if plain {
             eprintln!("lab: {m}");
         }
@@ -296,11 +193,5 @@ fn live_section(worker: &mut Worker, rounds: usize) -> anyhow::Result<String> {
         bar.tick();
     })?;
     bar.finish_and_clear();
-    if !report.all_exact() {
-        bail!(
-            "a live run's result differs from the batch sweep:\n{}",
-            report.to_markdown()
-        );
-    }
-    Ok(report.to_markdown())
+    Ok(out)
 }

@@ -1,12 +1,12 @@
 //! `hullsweep stream`: the live filter. Prices in on stdin, one per line; each bar's events out
 //! on stdout as JSON lines, flushed per bar, bit for bit the batch sweep's trades.
 
-use super::sweep::{FEE_HELP, load_params, parse_grid};
-use anyhow::{Context, bail};
-use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, Event, GridSpec, KernelError};
+use super::args::{FEE_HELP, load_params, parse_grid};
+use anyhow::Context;
+use hullsweep_data::live::{Tally, is_broken_pipe, pump};
+use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec};
 use hullsweep_variants::Live;
-use serde::Serialize;
-use std::io::{BufRead, BufWriter, ErrorKind, Write};
+use std::io::BufWriter;
 use std::path::PathBuf;
 
 /// Run the sweep's combos live: prices in on stdin, events out as JSON lines, flushed per bar.
@@ -74,98 +74,6 @@ then an open, at the same bar):
 Floats are exact when parsed with an exact parser (Python's json, serde_json with its
 float_roundtrip feature); a fast approximate one can be an ulp off.";
 
-/// One event as a JSON line (`docs/kernel.md`, "Trades and events").
-#[derive(Serialize)]
-#[serde(tag = "event", rename_all = "lowercase")]
-enum Line {
-    Open {
-        combo: usize,
-        bar: u64,
-        side: i64,
-        price: f64,
-    },
-    Close {
-        combo: usize,
-        side: i64,
-        entry_bar: u64,
-        exit_bar: u64,
-        entry_price: f64,
-        exit_price: f64,
-        #[serde(serialize_with = "finite_or_string")]
-        pnl: f64,
-    },
-}
-
-/// A finite float as a JSON number (shortest round-trip form), a non-finite one as the string
-/// the gate's fixtures use ("inf", "-inf", "NaN"): JSON has no number for it.
-fn finite_or_string<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-    if v.is_finite() {
-        s.serialize_f64(*v)
-    } else {
-        s.serialize_str(&v.to_string())
-    }
-}
-
-impl From<&Event> for Line {
-    fn from(e: &Event) -> Line {
-        match *e {
-            Event::Open {
-                combo,
-                bar,
-                side,
-                price,
-            } => Line::Open {
-                combo,
-                bar,
-                side,
-                price,
-            },
-            Event::Close(t) => Line::Close {
-                combo: t.combo,
-                side: t.side,
-                entry_bar: t.entry_bar,
-                exit_bar: t.exit_bar,
-                entry_price: t.entry_price,
-                exit_price: t.exit_price,
-                pnl: t.pnl,
-            },
-        }
-    }
-}
-
-/// What one input line holds.
-#[derive(Debug, PartialEq)]
-enum Bar {
-    Price(f64),
-    /// Not a number at all (the text is reported).
-    NotANumber,
-}
-
-/// Parses one line: empty or `nan` is a missing bar (NaN); the range is left to `Live::push`,
-/// which refuses a price <= 0 or infinite with the kernel's own check.
-fn parse_line(text: &str) -> Bar {
-    let t = text.trim();
-    if t.is_empty() || t.eq_ignore_ascii_case("nan") {
-        return Bar::Price(f64::NAN);
-    }
-    match t.parse::<f64>() {
-        // Rust also reads "NaN" spelt other ways ("+nan"); one spelling is enough.
-        Ok(v) if !v.is_nan() => Bar::Price(v),
-        _ => Bar::NotANumber,
-    }
-}
-
-/// Counts for the summary.
-#[derive(Default)]
-struct Tally {
-    bars: u64,
-    missing: u64,
-    opens: u64,
-    closes: u64,
-    bad: u64,
-    first_bad: Option<String>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let params = match (&args.params, args.grid3) {
         (None, Some(hma3)) => kernel::Grid {
@@ -217,125 +125,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             eprintln!("{summary}; stopped by the error below");
             Err(e)
         }
-    }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == ErrorKind::BrokenPipe)
-}
-
-/// Reads bars until EOF, writing and flushing each bar's events before reading the next line.
-fn pump(
-    mut input: impl BufRead,
-    mut out: impl Write,
-    live: &mut Live,
-    report: &[bool],
-    skip_bad: bool,
-    tally: &mut Tally,
-) -> anyhow::Result<()> {
-    let mut raw = Vec::new();
-    let mut events = Vec::new();
-    let mut lineno: u64 = 0;
-    loop {
-        raw.clear();
-        if input
-            .read_until(b'\n', &mut raw)
-            .context("cannot read stdin")?
-            == 0
-        {
-            return Ok(());
-        }
-        lineno += 1;
-        let text = String::from_utf8_lossy(&raw);
-        let text = text.trim_end_matches(['\n', '\r']);
-        let bad = |why: String| format!("line {lineno}: {text:?} {why}");
-        let close = match parse_line(text) {
-            Bar::Price(v) => v,
-            Bar::NotANumber => {
-                let msg = bad(
-                    "is not a price (a number, or an empty line or nan for a missing bar)".into(),
-                );
-                skip_or_fail(msg, skip_bad, tally)?;
-                continue;
-            }
-        };
-        events.clear();
-        match live.push(close, &mut events) {
-            Ok(()) => {}
-            Err(KernelError::BadPrice { value, .. }) => {
-                let msg = bad(format!(
-                    "is a bad price ({value}): prices must be finite and > 0"
-                ));
-                skip_or_fail(msg, skip_bad, tally)?;
-                continue;
-            }
-            Err(e) => return Err(e).with_context(|| format!("line {lineno}")),
-        }
-        tally.bars += 1;
-        tally.missing += u64::from(close.is_nan());
-        for e in events.iter().filter(|e| report[e.combo()]) {
-            match e {
-                Event::Open { .. } => tally.opens += 1,
-                Event::Close(_) => tally.closes += 1,
-            }
-            serde_json::to_writer(&mut out, &Line::from(e))?;
-            out.write_all(b"\n")?;
-        }
-        if !events.is_empty() {
-            out.flush()?;
-        }
-    }
-}
-
-fn skip_or_fail(msg: String, skip_bad: bool, tally: &mut Tally) -> anyhow::Result<()> {
-    if !skip_bad {
-        bail!("{msg} (--skip-bad skips such lines)");
-    }
-    tally.bad += 1;
-    tally.first_bad.get_or_insert(msg);
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_line_is_a_price_a_missing_bar_or_not_a_number() {
-        assert_eq!(parse_line(" 101.5 \r"), Bar::Price(101.5));
-        assert_eq!(parse_line("1e2"), Bar::Price(100.0));
-        assert!(matches!(parse_line(""), Bar::Price(v) if v.is_nan()));
-        assert!(matches!(parse_line("  "), Bar::Price(v) if v.is_nan()));
-        assert!(matches!(parse_line("NaN"), Bar::Price(v) if v.is_nan()));
-        assert_eq!(parse_line("abc"), Bar::NotANumber);
-        assert_eq!(parse_line("1,5"), Bar::NotANumber);
-        assert_eq!(parse_line("+nan"), Bar::NotANumber);
-        // Range checks are Live's: these parse and are refused there.
-        assert_eq!(parse_line("-3"), Bar::Price(-3.0));
-        assert_eq!(parse_line("inf"), Bar::Price(f64::INFINITY));
-    }
-
-    #[test]
-    fn a_non_finite_pnl_is_a_string_and_a_float_its_shortest_form() {
-        let close = |pnl| {
-            serde_json::to_string(&Line::Close {
-                combo: 0,
-                side: 1,
-                entry_bar: 0,
-                exit_bar: 1,
-                entry_price: 0.1,
-                exit_price: 1e300,
-                pnl,
-            })
-            .unwrap()
-        };
-        assert_eq!(
-            close(f64::INFINITY),
-            r#"{"event":"close","combo":0,"side":1,"entry_bar":0,"exit_bar":1,"entry_price":0.1,"exit_price":1e+300,"pnl":"inf"}"#
-        );
-        assert!(close(f64::NEG_INFINITY).ends_with(r#""pnl":"-inf"}"#));
-        assert!(close(f64::NAN).ends_with(r#""pnl":"NaN"}"#));
-        assert!(close(-0.25).ends_with(r#""pnl":-0.25}"#));
     }
 }

@@ -2,16 +2,17 @@
 
 use clap::{Parser, Subcommand};
 
+mod args;
 mod columns;
 mod data;
+mod endpoint;
 mod gate;
 mod lab;
 mod live;
-mod plot;
+mod progress;
 mod scale;
 mod serve;
 mod setup;
-mod stream;
 mod sweep;
 mod tls_cert;
 mod trades;

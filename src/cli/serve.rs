@@ -2,7 +2,8 @@
 //! or TLS) or stdio.
 //! Startup prints one `listening unix PATH` or `listening tcp ADDR` line so scripts can connect.
 
-use anyhow::{Context, bail};
+use super::endpoint::{check_unix_path, seconds, tcp_addr, warn_if_readable_by_others};
+use anyhow::bail;
 use hullsweep_engine::protocol::DEFAULT_MAX_FRAME;
 use hullsweep_engine::server::{
     DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
@@ -12,10 +13,7 @@ use hullsweep_engine::{Config, Server, TlsAcceptor, Token};
 use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::Variant;
 use std::io::Write;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
-use std::os::unix::fs::FileTypeExt;
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// Serve the kernel to any language: wire protocol v1 (docs/protocol.md in the repository) plus
@@ -48,9 +46,9 @@ pub struct Args {
     #[arg(
         long,
         value_name = "NAME",
-        help = super::sweep::variant_help("Kernel implementation"),
+        help = super::args::variant_help("Kernel implementation"),
         default_value = "fastest",
-        value_parser = super::sweep::parse_variant
+        value_parser = super::args::parse_variant
     )]
     variant: Variant,
     /// Worker threads for parallel variants (default: all cores).
@@ -59,7 +57,7 @@ pub struct Args {
     #[arg(
         long,
         value_name = "PCT",
-        help = format!("{} (protocol v1 has no fee field, so every sweep uses this one)", super::sweep::FEE_HELP),
+        help = format!("{} (protocol v1 has no fee field, so every sweep uses this one)", super::args::FEE_HELP),
         default_value_t = DEFAULT_FEE_PCT,
         allow_negative_numbers = true
     )]
@@ -111,63 +109,10 @@ pub struct Args {
     insecure_plaintext: bool,
 }
 
-fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && Duration::try_from_secs_f64(v).is_ok() => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds >= 0")),
-    }
-}
-
-/// `PORT` alone means loopback; anything else must resolve to an address.
-fn tcp_addr(s: &str) -> anyhow::Result<SocketAddr> {
-    if let Ok(port) = s.parse::<u16>() {
-        return Ok(SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port));
-    }
-    s.to_socket_addrs()
-        .with_context(|| format!("--tcp {s}: expected PORT or HOST:PORT"))?
-        .next()
-        .with_context(|| format!("--tcp {s}: resolves to no address"))
-}
-
-/// Refuses a `--unix` path that a live server holds, or whose folder is missing, before the
-/// engine would clear a stale socket there or create its private bind folder beside it.
-fn check_unix_path(path: &Path) -> anyhow::Result<()> {
-    let shown = path.display();
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket())
-        && UnixStream::connect(path).is_ok()
-    {
-        bail!(
-            "--unix {shown}: a live server is listening on this socket (another `hullsweep \
-             serve`?); stop it first or choose another path"
-        );
-    }
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty())
-        && !parent.is_dir()
-    {
-        bail!(
-            "--unix {shown}: the folder {} does not exist",
-            parent.display()
-        );
-    }
-    Ok(())
-}
-
-fn warn_if_readable_by_others(what: &str, path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(m) = std::fs::metadata(path)
-        && m.permissions().mode() & 0o077 != 0
-    {
-        eprintln!(
-            "hullsweep serve: warning: {what} {} is readable by others; chmod 600 it",
-            path.display()
-        );
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let config = Config {
         variant: args.variant,
-        threads: super::sweep::threads(args.threads)?,
+        threads: super::args::threads(args.threads)?,
         fee_pct: args.fee,
         max_frame: args.max_frame,
         max_loaded_bytes: args.max_loaded,

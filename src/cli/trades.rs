@@ -1,7 +1,7 @@
 //! `hullsweep trades`: the closed trades of chosen combos (docs/kernel.md, "Trades and events"),
 //! as CSV or JSON, the same bits as the gated trade log.
 
-use super::sweep::Inputs;
+use super::args::Inputs;
 use anyhow::Context;
 use hullsweep_data::trade_log;
 use hullsweep_gate::trades;
@@ -105,7 +105,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => trade_log::to_json(&log),
     };
     match &args.out {
-        Some(path) => super::stream::write_atomic(path, |f| Ok(f.write_all(text.as_bytes())?))?,
+        Some(path) => {
+            hullsweep_data::write_atomic(path, &super::progress::Bar::new("writing"), |f| {
+                Ok(f.write_all(text.as_bytes())?)
+            })?
+        }
         None => match std::io::stdout().lock().write_all(text.as_bytes()) {
             // `hullsweep trades ... | head` closes the pipe early: the reader has what it wanted.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),

@@ -1,0 +1,101 @@
+//! A sweep fed from a file chunk by chunk in bounded memory: the file is read, parsed and checked
+//! on a second thread, one chunk ahead, while the sweep runs on the caller's.
+
+use crate::error::DataError;
+use crate::progress::Progress;
+use crate::read::open;
+use crate::source::{CHUNK_BARS, validate_chunk};
+use anyhow::{Context, bail};
+use hullsweep_kernel::{Combo, SweepResult};
+use hullsweep_variants::{Sweeper, Threads, Variant};
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Sweeps the close series in `path` (`.npy`, `.csv`, `.parquet`; `column` picks a CSV or
+/// Parquet column) over `params`, holding about two chunks of [`CHUNK_BARS`] at a time, and
+/// returns the result (bit-identical to the in-memory sweep) and the number of bars.
+///
+/// # Errors
+///
+/// The file cannot be read or holds a bad price (named by file, column, index and line), the
+/// params or fee are invalid, the series is empty, or `progress` asked to stop.
+pub fn sweep_file(
+    path: &Path,
+    column: Option<&str>,
+    params: &[Combo],
+    fee_pct: f64,
+    variant: Variant,
+    threads: Threads,
+    progress: &dyn Progress,
+) -> anyhow::Result<(SweepResult, u64)> {
+    let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
+    let mut src = open(path, column)?;
+    progress.start(src.len_hint());
+    let (tx, rx) = mpsc::sync_channel::<Result<Vec<f64>, DataError>>(1);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<f64>>();
+    let reader = std::thread::spawn(move || {
+        let mut read = 0u64;
+        loop {
+            let mut buf = back_rx.try_recv().unwrap_or_default();
+            let next = src
+                .next_chunk(&mut buf, CHUNK_BARS)
+                .and_then(|more| match more {
+                    true => validate_chunk(src.as_ref(), &buf, read).map(|()| true),
+                    false => Ok(false),
+                });
+            match next {
+                Ok(false) => return,
+                Ok(true) => {
+                    read += buf.len() as u64;
+                    if tx.send(Ok(buf)).is_err() {
+                        return; // the sweep stopped
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    });
+    let mut outcome = Ok(());
+    for chunk in rx.iter() {
+        if progress.cancelled() {
+            outcome = Err(anyhow::anyhow!(
+                "interrupted after {} bars of {}; nothing was written",
+                sweeper.bars(),
+                path.display()
+            ));
+            break;
+        }
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                outcome = Err(e.into());
+                break;
+            }
+        };
+        if let Err(e) = sweeper.push(&chunk) {
+            outcome = Err(anyhow::Error::from(e).context(path.display().to_string()));
+            break;
+        }
+        progress.advance(chunk.len() as u64);
+        let _ = back_tx.send(chunk);
+    }
+    drop(rx);
+    // The reader ends on its own once the channel is closed; it never panics on bad input.
+    let _ = reader.join();
+    outcome?;
+    if progress.cancelled() {
+        bail!("interrupted; nothing was written");
+    }
+    let bars = sweeper.bars();
+    let result = sweeper
+        .finish()
+        .map_err(|e| DataError::Invalid {
+            path: path.to_path_buf(),
+            error: e,
+        })
+        .context("no bars to sweep")?;
+    Ok((result, bars))
+}

@@ -1,0 +1,216 @@
+//! The lab's report: the sections after the table (rolling, fastest, metrics, live) and the
+//! Markdown file they go into, which keeps the sections a run did not measure.
+
+use crate::table::{Contender, LabConfig};
+use crate::{fastest, live, machine::Machine, metrics, rolling, scale};
+use anyhow::{Context, bail};
+use hullsweep_gate::numba::Worker;
+use hullsweep_variants::Variant;
+use std::path::Path;
+
+/// A section the full lab appends after its table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// `rolling`'s certification, fallback cost, window length and adversarial data, each
+    /// against simd side by side.
+    Rolling,
+    /// `fastest` against the best single variant, on the lab's sweep and three small ones.
+    Fastest,
+    /// What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
+    Metrics,
+    /// What a live push costs, beside what a user would do without it.
+    Live,
+}
+
+impl Section {
+    /// The sections a lab run on `cfg` appends, in order. `every_variant`: the run was not
+    /// narrowed to some variants; `default_sweep`: it is on the default series and grid, where
+    /// the live section's targets are set (a lab on other data keeps the old one).
+    pub fn planned(cfg: &LabConfig, every_variant: bool, default_sweep: bool) -> Vec<Section> {
+        let mut out = Vec::new();
+        if cfg
+            .contenders
+            .iter()
+            .any(|c| matches!(c, Contender::Rust(Variant::Rolling | Variant::RollingRayon)))
+        {
+            out.push(Section::Rolling);
+        }
+        if every_variant {
+            out.extend([Section::Fastest, Section::Metrics]);
+            if default_sweep {
+                out.push(Section::Live);
+            }
+        }
+        out
+    }
+}
+
+/// The report as the terminal shows it and as the file gets it: they differ only where the
+/// file links a file beside it, which the terminal has nowhere to open.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Markdown {
+    /// For the terminal.
+    pub terminal: String,
+    /// For the report file.
+    pub file: String,
+}
+
+impl Markdown {
+    /// The same text for both.
+    pub fn new(text: String) -> Markdown {
+        Markdown {
+            terminal: text.clone(),
+            file: text,
+        }
+    }
+
+    /// Appends `section` after a blank line.
+    pub fn append(&mut self, section: &Markdown) {
+        self.terminal += "\n";
+        self.terminal += &section.terminal;
+        self.file += "\n";
+        self.file += &section.file;
+    }
+}
+
+/// Measures and renders `section` on `cfg`'s sweep. `out` is where the report will be written,
+/// if anywhere: the rolling section links its flamegraph when one is beside it. `tick` says
+/// what runs next.
+pub fn section(
+    section: Section,
+    cfg: &LabConfig,
+    worker: &mut Worker,
+    out: Option<&Path>,
+    tick: impl FnMut(&str),
+) -> anyhow::Result<Markdown> {
+    Ok(match section {
+        Section::Rolling => {
+            let workloads = rolling::workloads(&cfg.close, &cfg.params, cfg.fee);
+            let rows = rolling::run(&workloads, cfg.rounds, tick)?;
+            let beside = |p: &Path| {
+                p.parent()
+                    .unwrap_or(Path::new("."))
+                    .join(rolling::FLAMEGRAPH)
+                    .is_file()
+            };
+            Markdown {
+                terminal: rolling::to_markdown(&rows, cfg.rounds, false),
+                file: rolling::to_markdown(&rows, cfg.rounds, out.is_some_and(beside)),
+            }
+        }
+        Section::Fastest => {
+            let contenders = fastest::contenders(Machine::detect().cores);
+            let workloads = fastest::workloads(&cfg.close, &cfg.params, cfg.fee);
+            let rows = fastest::run(&workloads, &contenders, cfg.rounds, tick)?;
+            Markdown::new(fastest::to_markdown(&rows, &contenders, cfg.rounds))
+        }
+        Section::Metrics => {
+            let rows = metrics::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, tick)?;
+            Markdown::new(metrics::to_markdown(
+                &rows,
+                cfg.close.len(),
+                cfg.params.len(),
+                cfg.rounds,
+            ))
+        }
+        Section::Live => Markdown::new(self::live(worker, cfg.rounds, tick)?),
+    })
+}
+
+/// Measures and renders the live section with `rounds` rounds; fails if a live result was not
+/// the batch sweep's. `tick` says what runs next.
+pub fn live(worker: &mut Worker, rounds: usize, tick: impl FnMut(&str)) -> anyhow::Result<String> {
+    let cfg = live::Config {
+        rounds,
+        ..Default::default()
+    };
+    let report = live::run(&cfg, worker, tick)?;
+    if !report.all_exact() {
+        bail!(
+            "a live run's result differs from the batch sweep:\n{}",
+            report.to_markdown()
+        );
+    }
+    Ok(report.to_markdown())
+}
+
+/// `old` with the live `section` in place of its own, or, for a first one, where the full lab
+/// puts it: before the scale section.
+pub fn with_live(old: &str, section: &str) -> String {
+    match old.find(scale::BEGIN) {
+        Some(at) if live::section(old).is_none() => {
+            format!("{}{section}\n{}", &old[..at], &old[at..])
+        }
+        _ => live::splice(old, section),
+    }
+}
+
+/// `report` with the sections of `old` that it lacks: the live one (a lab on other data does
+/// not measure it) and the scale one (only `lab --scale` writes it).
+pub fn keeping(report: &str, old: &str) -> String {
+    let mut report = report.to_string();
+    if !report.contains(live::BEGIN)
+        && let Some(live) = live::section(old)
+    {
+        report = live::splice(&report, &format!("{live}\n"));
+    }
+    if let Some(scale) = scale::section(old) {
+        report = scale::splice(&report, &format!("{scale}\n"));
+    }
+    report
+}
+
+/// Writes the live `section` into the report at `path` ([`with_live`]); a missing file is an
+/// empty report.
+pub fn write_live(path: &Path, section: &str) -> anyhow::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    std::fs::write(path, with_live(&old, section))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Writes the full lab's `report` to `path`, keeping the sections of the file there that it
+/// lacks ([`keeping`]).
+pub fn write(path: &Path, report: &str) -> anyhow::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    std::fs::write(path, keeping(report, &old))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live_section(body: &str) -> String {
+        format!("{}\n## Live\n{body}\n{}\n", live::BEGIN, live::END)
+    }
+
+    fn scale_section(body: &str) -> String {
+        format!("{}\n## Scale\n{body}\n{}\n", scale::BEGIN, scale::END)
+    }
+
+    #[test]
+    fn a_first_live_section_goes_before_the_scale_section() {
+        let old = format!("# Lab\n\n{}", scale_section("s"));
+        let new = live_section("l");
+        assert_eq!(
+            with_live(&old, &new),
+            format!("# Lab\n\n{new}\n{}", scale_section("s"))
+        );
+        let again = with_live(&with_live(&old, &new), &live_section("m"));
+        assert_eq!(live::section(&again), Some(live_section("m").trim_end()));
+    }
+
+    #[test]
+    fn a_rewrite_keeps_the_sections_it_lacks() {
+        let old = format!("# Old\n\n{}\n{}", live_section("l"), scale_section("s"));
+        let kept = keeping("# New\n", &old);
+        assert!(kept.starts_with("# New\n"));
+        assert_eq!(live::section(&kept), Some(live_section("l").trim_end()));
+        assert_eq!(scale::section(&kept), Some(scale_section("s").trim_end()));
+        let fresh = format!("# New\n\n{}", live_section("n"));
+        assert_eq!(
+            live::section(&keeping(&fresh, &old)),
+            Some(live_section("n").trim_end())
+        );
+    }
+}
