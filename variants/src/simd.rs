@@ -265,7 +265,7 @@ macro_rules! simd_wma {
         pub(super) unsafe fn $name(x: &[f64], w: usize, out: &mut [f64], from: usize, to: usize) {
             const L: usize = $l;
             const U: usize = $u;
-            let Some((mut i, denom)) = super::lead(x, w, out, from, to) else {
+            let Some((mut i, denom)) = crate::simd::lead(x, w, out, from, to) else {
                 return;
             };
             // Blocks end at `to`, which is <= x.len(): every bound below is against it.
@@ -277,7 +277,7 @@ macro_rules! simd_wma {
             // The weights come from the table when it is long enough: a broadcast load per step
             // instead of a vector add, which would compete with the accumulators for the add
             // ports. The values are the same exact integers either way.
-            let table = super::WEIGHTS.get(..w);
+            let table = crate::simd::WEIGHTS.get(..w);
             while i + U * L <= n {
                 let mut acc: [$vec; U] = [$zero(); U];
                 macro_rules! step {
@@ -321,7 +321,7 @@ macro_rules! simd_wma {
                 unsafe { $store(op.add(i), $div(a, dv)) };
                 i += L;
             }
-            super::tail(x, w, out, i, to, denom);
+            crate::simd::tail(x, w, out, i, to, denom);
         }
     };
 }

@@ -1,7 +1,7 @@
 //! `rolling`, the certificate: each combo's route and plan, its bound coefficient, and the one
 //! function that applies the theorem's range (`Plan::threshold`); the derivation is `rolling.md`.
 
-use super::*;
+use hullsweep_kernel::{Combo, window};
 
 /// The largest bound coefficient (bound / max |close|) the fast path accepts: above it, the
 /// first-order derivation's neglected terms would no longer be negligible (see `rolling.md`),
@@ -110,6 +110,17 @@ impl Plan {
             f64::INFINITY
         }
     }
+}
+
+/// The plan of each combo that takes the fast path.
+pub(super) fn plans(routes: &[Route]) -> Vec<Option<Plan>> {
+    routes
+        .iter()
+        .map(|r| match r {
+            Route::Fast(p) => Some(*p),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Unit roundoff of f64.

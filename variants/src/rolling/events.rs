@@ -1,7 +1,15 @@
 //! `rolling`, the event loop: NaN bars masked, fallback bars settled, and the stop-and-reverse
 //! loop run only at the bars where the class of `d` may change.
 
-use super::*;
+use super::certify::Plan;
+use super::fallback::reference_d;
+use super::lanes::fast_d_on;
+use super::layout::LANES;
+use super::prepare::Prepared;
+use super::scratch::{Scratch, Stats};
+use crate::prealloc::{self, Backtest};
+use crate::simd::{Tier, WmaKernel};
+use std::ops::Range;
 
 /// The class of a `d`, as the event loop sees it: `> 0`, `< 0`, `== 0` or NaN. The fast path
 /// writes the first two (a certified `d` is nonzero) as `u8::from(d < 0.0)`.

@@ -1,7 +1,10 @@
 //! `rolling`, the exact path: the reference's `d` for the bars the bound left uncertified, with
 //! the reference's arithmetic (the SIMD WMA), flat runs computed once per run.
 
-use super::*;
+use super::certify::Plan;
+use crate::prealloc;
+use crate::simd::WmaKernel;
+use std::ops::Range;
 
 /// The reference's `d` at bars `range`, with its own arithmetic (through the bit-identical SIMD
 /// WMA `kernel`, and [`wma_flat_aware`] on flat runs), into `d[range]`.

@@ -1,7 +1,12 @@
 //! `rolling`, the fast path: the rolling recurrences of both levels over 8 lanes at once, and
 //! the certification test per bar (fast `d` or `UNCERTIFIED`), compiled per instruction-set tier.
 
-use super::*;
+use super::certify::{Plan, UNCERTIFIED};
+use super::layout::{LANES, V};
+use super::prepare::Prepared;
+use super::scratch::Scratch;
+use crate::simd::Tier;
+use std::ops::Range;
 
 /// Loads the 8 lanes at position `loc` of a transposed buffer.
 ///
@@ -523,6 +528,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rolling::certify::Route;
     use hullsweep_kernel::{derive_windows, derive_windows2, gbm};
 
     /// Tiling changes no bit: every tile size (one period, a few, the default, the whole

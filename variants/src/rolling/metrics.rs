@@ -2,7 +2,10 @@
 //! runs only at class changes) keeping the metrics; `bars_in_market` comes from the bar index of
 //! the first entry, so no per-bar work is added.
 
-use super::{Plan, Prepared, Route, Scratch, plans, run_fast};
+use super::certify::{Plan, Route, plans};
+use super::events::run_fast;
+use super::prepare::Prepared;
+use super::scratch::Scratch;
 use crate::Threads;
 use crate::prealloc::{self, Backtest};
 use crate::simd::{Tier, WmaKernel};

@@ -1,7 +1,10 @@
 //! `rolling`, stage one: the series prepared once per sweep for every combo and worker (the
 //! transposed lanes with their lookback, the block maxima that scale the bound, the NaN bars).
 
-use super::*;
+use super::certify::Plan;
+use super::layout::{LANES, V};
+use super::rows::Rows;
+use std::ops::Range;
 
 /// Local positions per block of the per-lane maximum |close| used to scale the bound.
 pub(super) const MAX_BLOCK: usize = 64;
@@ -144,6 +147,7 @@ fn fill(close: &[f64], q: usize, pad: usize, loc0: usize, rows: &mut [f64]) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rolling::certify::{Route, plans};
     use hullsweep_kernel::default_params;
 
     /// The preparation on 1, 2 and 3 workers is the definition written out directly, on a

@@ -2,7 +2,7 @@
 //! whole rows, and a row that straddles two lines (as in a `Vec<f64>`, 16 bytes past a line
 //! boundary as glibc hands it out) costs two lines per access.
 
-use super::LANES;
+use super::layout::LANES;
 use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
 use std::ops::{Deref, DerefMut};
 

@@ -1,0 +1,204 @@
+//! [`Backtest`]: the spec's event loop as a state machine, one combo's whole state between bars;
+//! every variant and the [`Sweeper`](crate::Sweeper) drive it, so it sits apart from them all.
+
+use hullsweep_kernel::Tally;
+
+/// The spec's event loop as a state machine fed bar by bar in order, so the pipeline can run it
+/// tile by tile; the operations and their order are the reference's.
+///
+/// With `track` set it also keeps the metrics' accumulators (docs/kernel.md, "Metrics"); they
+/// are touched only when the position changes, and a batch `(pnl, trades)` sweep leaves
+/// `track` off, so its loop is the plain one.
+///
+/// It is also one combo's whole state between two pushes of a [`Sweeper`](crate::Sweeper):
+/// callers outside this crate treat it as opaque and read only [`pnl`](Backtest::pnl) and
+/// [`trades`](Backtest::trades).
+#[derive(Clone, Copy, Debug)]
+pub struct Backtest {
+    pub(crate) pos: i64,
+    pub(crate) entry: f64,
+    pub(crate) pnl: f64,
+    pub(crate) trades: i64,
+    pub(crate) prev: f64,
+    pub(crate) track: bool,
+    pub(crate) tally: Tally,
+}
+
+impl Default for Backtest {
+    fn default() -> Self {
+        Backtest::new()
+    }
+}
+
+impl Backtest {
+    /// The state before the first bar: flat, nothing booked.
+    pub fn new() -> Self {
+        Backtest {
+            pos: 0,
+            entry: 0.0,
+            pnl: 0.0,
+            trades: 0,
+            prev: f64::NAN,
+            track: false,
+            tally: Tally::new(),
+        }
+    }
+
+    /// A loop that keeps the metrics when `track` is set.
+    pub(crate) fn tracking(track: bool) -> Self {
+        Backtest {
+            track,
+            ..Backtest::new()
+        }
+    }
+
+    /// The metrics of a tracking loop that has seen all `n_bars` bars.
+    pub(crate) fn metrics(&self, n_bars: usize) -> hullsweep_kernel::Metrics {
+        self.tally.finish(self.pnl, self.trades, n_bars)
+    }
+
+    /// PnL of the closed trades so far, in percent.
+    pub fn pnl(&self) -> f64 {
+        self.pnl
+    }
+
+    /// Closed trades so far.
+    pub fn trades(&self) -> i64 {
+        self.trades
+    }
+
+    /// Feeds bars in order, `d = hma - hma3`; bar `j` of the slices is bar `at + j` of the series.
+    #[inline]
+    pub(crate) fn feed(
+        &mut self,
+        at: usize,
+        close: &[f64],
+        hma: &[f64],
+        hma3: &[f64],
+        fee_pct: f64,
+    ) {
+        assert!(
+            hma.len() == close.len() && hma3.len() == close.len(),
+            "one bar each"
+        );
+        if self.track {
+            self.feed_tracked(at, close, |j| hma[j] - hma3[j], fee_pct);
+        } else {
+            self.feed_with(close, |j| hma[j] - hma3[j], fee_pct);
+        }
+    }
+
+    /// [`Backtest::feed_with`] keeping the metrics: the same quiet-chunk skip (a quiet chunk
+    /// neither opens nor closes a position), every other bar through [`Backtest::step_at`].
+    #[inline(never)]
+    fn feed_tracked<D: Fn(usize) -> f64>(
+        &mut self,
+        at: usize,
+        close: &[f64],
+        d_at: D,
+        fee_pct: f64,
+    ) {
+        const C: usize = 8;
+        let mut s = *self;
+        let full = close.len() / C * C;
+        let mut j0 = 0;
+        while j0 < full {
+            let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
+            let quiet = match s.pos {
+                1 => d.iter().all(|&x| x > 0.0),
+                -1 => d.iter().all(|&x| x < 0.0),
+                _ => false,
+            };
+            if quiet {
+                s.prev = d[C - 1];
+            } else {
+                for (j, (&c, &d)) in close[j0..j0 + C].iter().zip(&d).enumerate() {
+                    s.step_at(at + j0 + j, c, d, fee_pct);
+                }
+            }
+            j0 += C;
+        }
+        for (j, &c) in close.iter().enumerate().skip(full) {
+            s.step_at(at + j, c, d_at(j), fee_pct);
+        }
+        *self = s;
+    }
+
+    /// [`Backtest::step`] at bar `i`, keeping the metrics when `track` is set. The trade's PnL
+    /// is recomputed from the same operands by the same expression `step` adds to `pnl`, so the
+    /// accumulators see exactly the bits the reference's `t` has.
+    #[inline(always)]
+    pub(crate) fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
+        if !self.track {
+            return self.step(c, d, fee_pct);
+        }
+        let (pos, entry) = (self.pos, self.entry);
+        self.step(c, d, fee_pct);
+        if self.pos != pos {
+            if pos == 0 {
+                self.tally.entered(i);
+            } else {
+                let t = pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
+                self.tally.trade(pos, t, self.pnl);
+            }
+        }
+    }
+
+    /// Chunks of bars in which an open position cannot change are skipped in one step: with
+    /// `pos == 1` and every `d > 0` (NaN fails the test), each bar's signal is `+1` or `0`, so
+    /// nothing trades and only `prev` moves on (`pos == -1` mirrors it).
+    #[inline(always)]
+    fn feed_with<D: Fn(usize) -> f64>(&mut self, close: &[f64], d_at: D, fee_pct: f64) {
+        const C: usize = 8;
+        let mut s = *self;
+        let full = close.len() / C * C;
+        let mut j0 = 0;
+        while j0 < full {
+            let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
+            let quiet = match s.pos {
+                1 => d.iter().all(|&x| x > 0.0),
+                -1 => d.iter().all(|&x| x < 0.0),
+                _ => false,
+            };
+            if quiet {
+                s.prev = d[C - 1];
+            } else {
+                for (&c, &d) in close[j0..j0 + C].iter().zip(&d) {
+                    s.step(c, d, fee_pct);
+                }
+            }
+            j0 += C;
+        }
+        for (j, &c) in close.iter().enumerate().skip(full) {
+            s.step(c, d_at(j), fee_pct);
+        }
+        *self = s;
+    }
+
+    /// One bar of the spec's loop, `d = hma - hma3`.
+    #[inline(always)]
+    pub(crate) fn step(&mut self, c: f64, d: f64, fee_pct: f64) {
+        if d.is_nan() {
+            self.prev = f64::NAN;
+            return;
+        }
+        if !self.prev.is_nan() {
+            let sig = if self.prev <= 0.0 && d > 0.0 {
+                1
+            } else if self.prev >= 0.0 && d < 0.0 {
+                -1
+            } else {
+                0
+            };
+            if sig != 0 && sig != self.pos {
+                if self.pos != 0 {
+                    self.pnl += self.pos as f64 * (c / self.entry - 1.0) * 100.0 - fee_pct;
+                    self.trades += 1;
+                }
+                self.pos = sig;
+                self.entry = c;
+            }
+        }
+        self.prev = d;
+    }
+}

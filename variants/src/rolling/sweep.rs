@@ -1,0 +1,230 @@
+//! `rolling`'s entry points: the batch and resumed sweeps on one thread or many, and the cost
+//! model that picks the workers ([`MIN_POSITIONS_PER_WORKER`]).
+
+use super::certify::{Plan, Route, plans};
+use super::events::run_fast;
+use super::layout::LANES;
+use super::prepare::{Prepared, pad};
+use super::scratch::{Scratch, Stats};
+use crate::Threads;
+use crate::prealloc::{self, Backtest};
+use crate::simd::{Tier, WmaKernel};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
+
+/// Runs the combos `order` (indices into `params`) with one scratch, into `(k, pnl, trades)`.
+#[allow(clippy::too_many_arguments)]
+fn run_combos(
+    prep: &Prepared<'_>,
+    params: &[Combo],
+    routes: &[Route],
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    direct: &mut prealloc::Scratch,
+    stats: &mut Stats,
+    k: usize,
+    from: usize,
+    bt: &mut Backtest,
+) {
+    match &routes[k] {
+        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
+        Route::AllNan => {
+            stats.all_nan_combos += 1;
+            if from < prep.close.len() {
+                bt.step(prep.close[from], f64::NAN, fee_pct);
+            }
+        }
+        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt),
+        Route::Direct => {
+            stats.direct_combos += 1;
+            direct.reserve(prep.close.len());
+            prealloc::run_combo_from(
+                prep.close,
+                &params[k],
+                fee_pct,
+                direct.as_mut_slice(),
+                |x, w, o, r| kernel.wma_range(x, w, o, r),
+                from,
+                bt,
+            )
+        }
+    }
+}
+
+/// The sweep with its [`Stats`], on `threads` workers (combos handed out dynamically, most
+/// expensive first, as in [`rayon`](crate::rayon)), with the fast path compiled for `tier`
+/// and the fallback on the SIMD WMA `kernel`. Tests force every tier through this.
+pub fn sweep_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+) -> Result<(SweepResult, Stats), KernelError> {
+    let mut states = vec![Backtest::new(); params.len()];
+    let stats = sweep_from_with_stats(
+        close,
+        params,
+        fee_pct,
+        threads,
+        tier,
+        kernel,
+        0,
+        &mut states,
+    )?;
+    let result = SweepResult {
+        pnl: states.iter().map(Backtest::pnl).collect(),
+        trades: states.iter().map(Backtest::trades).collect(),
+    };
+    Ok((result, stats))
+}
+
+/// [`sweep_with_stats`] resumed at bar `from` from `states` (see [`SweepFn`](crate::SweepFn)).
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_from_with_stats(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<Stats, KernelError> {
+    crate::check_resume(close, params, fee_pct, from, states)?;
+    let close = close.bars();
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
+    let plans = plans(&routes);
+    let workers = workers(&routes, params, close.len(), pad(&plans), threads);
+    let prep = Prepared::new(close, &plans, workers);
+    let threads = Threads::Fixed(workers);
+    let mut stats = Stats::default();
+    let start: &[Backtest] = states;
+    let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
+        let mut bt = start[k];
+        run_combos(
+            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k, from, &mut bt,
+        );
+        bt
+    };
+    let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
+        let mut scratch = Scratch::default();
+        scratch.fit(&prep);
+        let mut direct = prealloc::Scratch::new(0);
+        let mut stats = Stats::default();
+        let mut done = Vec::new();
+        while let Some(k) = next() {
+            done.push((k, run(&mut scratch, &mut direct, &mut stats, k)));
+        }
+        stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
+        (done, stats)
+    });
+    stats.memory_bytes = prep.bytes() as u64;
+    for (worker, s) in done {
+        stats.add(&s);
+        for (k, bt) in worker {
+            states[k] = bt;
+        }
+    }
+    Ok(stats)
+}
+
+/// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
+/// beyond the first needs at least this many positions of fast-path work, where a combo is
+/// `bars + 8 × lookback` positions. Below that, waking a pool thread and giving it a scratch of
+/// its own costs about what it saves. Measured on the lab's 2-core machine since the caller
+/// became a worker (`rayon::team`; 1- and 2-thread sweeps paired, 15 rounds, grid 6:200:k): 2
+/// threads lose at 34,000 to 86,000 positions (1,000 bars × 8 combos: 0.72×; 10,000 × 4: 0.84×;
+/// 40,000 × 2: 0.99×), break even near 105,000 (10,000 × 8: 1.06×; 2,000 × 20: 1.04×) and win
+/// from 186,000 (20,000 × 8: 1.17–1.26×; 3,000 × 40: 1.32×; 1,000 × 80: 1.19–1.22×; 150,000 × 2:
+/// 1.25× in two runs of three). So a second worker starts at 131,072 positions; the threshold
+/// was 16 times higher while the caller slept and a pool of two had to be woken. The model
+/// counts work in positions, not seconds, so it holds on a faster or slower core alike: the
+/// work and the per-worker overhead both scale with the core.
+///
+/// [`Variant::fastest`]: crate::Variant::fastest
+pub const MIN_POSITIONS_PER_WORKER: usize = 1 << 16;
+
+/// Workers the sweep of `params` over `n_bars` bars runs on: `Fixed(n)` is `n` (at most one per
+/// combo); `Auto` is as many of the OS's cores as [`MIN_POSITIONS_PER_WORKER`] says pay, at
+/// least one.
+pub fn planned_workers(n_bars: usize, params: &[Combo], threads: Threads) -> usize {
+    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, n_bars)).collect();
+    workers(&routes, params, n_bars, pad(&plans(&routes)), threads)
+}
+
+/// [`planned_workers`] over routes already taken, with the prepared series' lookback `pad`.
+fn workers(
+    routes: &[Route],
+    params: &[Combo],
+    n_bars: usize,
+    pad: usize,
+    threads: Threads,
+) -> usize {
+    let combos = params.len().max(1);
+    let Threads::Auto = threads else {
+        return crate::rayon::thread_count(threads).min(combos);
+    };
+    let positions = n_bars.div_ceil(LANES).max(1) * LANES + pad * LANES;
+    let work: usize = routes
+        .iter()
+        .zip(params)
+        .map(|(r, c)| match r {
+            Route::AllNan => 0,
+            Route::Fast(_) => positions,
+            // The SIMD pipeline: about one position's work per 8 window elements per bar.
+            Route::Direct => n_bars.saturating_mul(crate::rayon::combo_cost(c, n_bars)) / LANES,
+        })
+        .fold(0, usize::saturating_add);
+    let pays = (work / MIN_POSITIONS_PER_WORKER).max(1);
+    crate::rayon::thread_count(Threads::Auto)
+        .min(combos)
+        .min(pays)
+}
+
+/// The batch sweep, single thread: the best tier for this CPU.
+pub fn sweep(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+) -> Result<SweepResult, KernelError> {
+    sweep_par(close, params, fee_pct, Threads::Fixed(1))
+}
+
+/// The batch sweep over `threads` workers.
+pub fn sweep_par(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+) -> Result<SweepResult, KernelError> {
+    crate::batch(sweep_par_from, close, params, fee_pct, threads)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry, single thread, resumed at `from`.
+pub fn sweep_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    _: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    sweep_par_from(close, params, fee_pct, Threads::Fixed(1), from, states)
+}
+
+/// The [`SweepFn`](crate::SweepFn) entry over `threads` workers, resumed at `from`.
+pub fn sweep_par_from(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(), KernelError> {
+    let (tier, kernel) = (Tier::best(), WmaKernel::best());
+    sweep_from_with_stats(close, params, fee_pct, threads, tier, kernel, from, states).map(|_| ())
+}
