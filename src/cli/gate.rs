@@ -64,7 +64,7 @@ pub struct Args {
     /// Regenerate the golden fixtures from live numba (single and prange must agree bit for bit).
     #[arg(long, conflicts_with_all = ["data", "params", "grid", "variant"])]
     write_golden: bool,
-    /// Where --write-golden writes (default: tests/golden in the source tree).
+    /// Where --write-golden writes (default: gate/tests/golden in the source tree).
     #[arg(long, value_name = "DIR", requires = "write_golden")]
     golden_dir: Option<PathBuf>,
 }
