@@ -2,7 +2,7 @@
 //! (NaNs, flat runs at unrepresentable prices, tick grids, odd window lengths, extreme scales).
 //!
 //! Everything is deterministic (the project's GBM is the only noise source, windows come from a
-//! fixed SplitMix64 stream), so the golden fixtures in `tests/golden/` pin exact bits.
+//! fixed SplitMix64 stream), so the golden fixtures in `gate/tests/golden/` pin exact bits.
 
 use hullsweep_kernel::{self as kernel, Combo, DEFAULT_FEE_PCT, GridSpec, fnv1a64};
 
