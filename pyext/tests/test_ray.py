@@ -69,10 +69,10 @@ def suite(tmp_path_factory):
         entry["close_path"] = d / entry["close"]
         entry["params"] = np.load(d / entry["params"])
         # The very series the gate runs: the golden fixture's checksum of its bits.
-        golden = json.loads((ROOT / "tests" / "golden" / f"{entry['name']}.json").read_text())
+        golden = json.loads((ROOT / "gate" / "tests" / "golden" / f"{entry['name']}.json").read_text())
         close = np.load(entry["close_path"])
         assert f"{fnv1a64(close.astype('<f8').tobytes()):#018x}" == golden["close_fnv1a64"]
-    assert len(index) == len(list((ROOT / "tests" / "golden").glob("*.json")))
+    assert len(index) == len(list((ROOT / "gate" / "tests" / "golden").glob("*.json")))
     return index
 
 
