@@ -10,8 +10,8 @@ use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::prelude::*;
 use iceoryx2::service::port_factory::{publish_subscribe, request_response};
 
+use crate::poll::{Result, spin};
 use crate::shm::nanos;
-use crate::{Result, spin};
 
 type Rr = request_response::PortFactory<ipc::Service, u64, (), u64, ()>;
 type Ps = publish_subscribe::PortFactory<ipc::Service, u64, ()>;

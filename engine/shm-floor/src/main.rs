@@ -3,42 +3,21 @@
 
 mod iox;
 mod peer;
+mod poll;
 mod report;
 mod shm;
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use poll::Result;
 use report::{Run, Series};
 use shm::{MAX_PAYLOAD, Shm};
-
-pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-/// A side that waits this long for its peer gives up (the peer died or hangs).
-const STALL: Duration = Duration::from_secs(10);
 
 const USAGE: &str = "usage: hullsweep-shm-floor [--rounds R] [--trips N] [--payload BYTES,...]
   --rounds R         rounds, each running every method once in rotated order (default 5)
   --trips N          timed round trips per method per round (default 100000)
   --payload B,...    payload sizes for the floor ping-pong besides the bare one (default 64,1024)";
-
-/// Busy-polls `poll` until it yields a value, failing after `STALL` without one.
-#[inline(always)]
-pub fn spin<T>(mut poll: impl FnMut() -> Result<Option<T>>) -> Result<T> {
-    let mut since = None;
-    loop {
-        for _ in 0..1024 {
-            if let Some(v) = poll()? {
-                return Ok(v);
-            }
-            std::hint::spin_loop();
-        }
-        let t0 = *since.get_or_insert_with(Instant::now);
-        if t0.elapsed() > STALL {
-            return Err(format!("peer silent for {STALL:?}").into());
-        }
-    }
-}
 
 #[derive(Clone, Copy)]
 enum Method {

@@ -7,7 +7,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use crate::Result;
+use crate::poll::Result;
 use crate::shm::Shm;
 
 pub const CHILD_ROLE: &str = "__shm-floor-server";

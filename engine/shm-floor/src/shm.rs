@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use memmap2::MmapMut;
 use rustix::fs::{MemfdFlags, memfd_create};
 
-use crate::{Result, spin};
+use crate::poll::{Result, spin};
 
 const LINE: usize = 64;
 
