@@ -1,8 +1,9 @@
-//! A blocking Rust client for the engine over a Unix socket, TCP (plain or TLS) or a spawned
-//! `--stdio` server.
+//! A blocking Rust client for the engine over shared memory, a Unix socket, TCP (plain or TLS)
+//! or a spawned `--stdio` server.
 //! Server error frames come back as [`ClientError::Server`] carrying the server's message.
 
 use crate::protocol::{self, COMBO_BYTES};
+use crate::shm::{self, ShmReader, ShmWriter, WaitPolicy};
 use crate::tls::TlsConnector;
 use hullsweep_kernel::{Combo, Event, SweepResult};
 use std::collections::HashMap;
@@ -50,6 +51,7 @@ pub struct Client {
 enum Socket {
     Unix(UnixStream),
     Tcp(TcpStream),
+    Shm(ShmHalves),
 }
 
 impl Client {
@@ -70,6 +72,25 @@ impl Client {
         let s = UnixStream::connect(path)?;
         let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
         c.socket = Some(Socket::Unix(s));
+        Ok(c)
+    }
+
+    /// Connects to a shared-memory server (`hullsweep serve --shm NAME`): its frames cross two
+    /// rings in a segment of this connection's own, waiting by `policy`. Fails with
+    /// [`ClientError::Io`] naming the problem: a bad NAME, no server of that name, a server
+    /// that does not answer within a second, or one that refuses the connection (full).
+    pub fn connect_shm(name: &str, policy: WaitPolicy) -> Result<Client, ClientError> {
+        let (stream, _socket) = shm::connect(name, policy).map_err(io::Error::other)?;
+        let (reader, writer) = stream.split();
+        let halves = ShmHalves {
+            reader: Arc::new(Mutex::new(reader)),
+            writer: Arc::new(Mutex::new(writer)),
+        };
+        let mut c = Client::new(
+            Box::new(SharedShm(Arc::clone(&halves.reader))),
+            Box::new(SharedShm(Arc::clone(&halves.writer))),
+        );
+        c.socket = Some(Socket::Shm(halves));
         Ok(c)
     }
 
@@ -140,6 +161,10 @@ impl Client {
             Some(Socket::Tcp(s)) => {
                 s.set_read_timeout(timeout)?;
                 s.set_write_timeout(timeout)?;
+            }
+            Some(Socket::Shm(h)) => {
+                lock(&h.reader).set_read_timeout(timeout)?;
+                lock(&h.writer).set_write_timeout(timeout)?;
             }
             None => {}
         }
@@ -388,6 +413,37 @@ impl Write for SharedTls {
 
     fn flush(&mut self) -> io::Result<()> {
         self.lock().flush()
+    }
+}
+
+/// The two halves of a shared-memory connection, each behind a lock only so that
+/// [`Client::set_timeout`] can reach them; one thread uses a client at a time, so the locks are
+/// never contended.
+struct ShmHalves {
+    reader: Arc<Mutex<ShmReader>>,
+    writer: Arc<Mutex<ShmWriter>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A shared half as the client's reader or writer.
+struct SharedShm<T>(Arc<Mutex<T>>);
+
+impl Read for SharedShm<ShmReader> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        lock(&self.0).read(buf)
+    }
+}
+
+impl Write for SharedShm<ShmWriter> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        lock(&self.0).write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        lock(&self.0).flush()
     }
 }
 

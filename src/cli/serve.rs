@@ -9,6 +9,7 @@ use hullsweep_engine::server::{
     DEFAULT_MAX_INFLIGHT, DEFAULT_MAX_STREAM_COMBOS, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_CONNECTION, DEFAULT_READ_TIMEOUT,
 };
+use hullsweep_engine::shm::{DEFAULT_RING_CAPACITY, WaitPolicy};
 use hullsweep_engine::{Config, Server, TlsAcceptor, Token};
 use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::Variant;
@@ -19,15 +20,16 @@ use std::time::Duration;
 /// Serve the kernel to any language: wire protocol v1 (docs/protocol.md in the repository) plus
 /// the stateful extensions (engine/PROTOCOL-EXT.md).
 ///
-/// Exactly one transport: --unix PATH (socket mode 0600, removed at shutdown), --tcp ADDR
-/// (loopback unless an explicit wider address is given; port 0 picks a free port), or --stdio
-/// (one session on stdin/stdout, exits when stdin ends). SIGINT/SIGTERM stop it cleanly.
+/// Exactly one transport: --shm NAME (shared memory, this machine only: the fastest), --unix
+/// PATH (socket mode 0600, removed at shutdown), --tcp ADDR (loopback unless an explicit wider
+/// address is given; port 0 picks a free port), or --stdio (one session on stdin/stdout, exits
+/// when stdin ends). SIGINT/SIGTERM stop it cleanly. docs/transports.md compares them.
 ///
 /// Beyond loopback: `hullsweep tls-cert --out tls --host HOST` once, then
 /// `hullsweep serve --tcp 0.0.0.0:7070 --token-file token --tls-cert tls/cert.pem --tls-key
 /// tls/key.pem`; clients verify the server by tls/ca.pem or pin tls/cert.pem, then say hello.
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("transport").required(true).args(["unix", "tcp", "stdio"])))]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["unix", "tcp", "stdio", "shm"])))]
 pub struct Args {
     /// Listen on a Unix domain socket at PATH.
     #[arg(long, value_name = "PATH")]
@@ -40,6 +42,25 @@ pub struct Args {
     /// Serve one session on stdin/stdout.
     #[arg(long)]
     stdio: bool,
+    /// Serve over shared memory under NAME (clients connect to `shm:NAME`): each client gets a
+    /// memory segment of its own, handed over on the rendezvous socket
+    /// /dev/shm/hullsweep-NAME.sock (mode 0600; $HULLSWEEP_SHM_DIR moves it). Same machine only.
+    #[arg(long, value_name = "NAME")]
+    shm: Option<String>,
+    /// How a shared-memory connection waits for its client's next request: busy (poll: lowest
+    /// latency, a core per connection), spin (the default: poll --spin-us, then sleep on a
+    /// futex: near 0% CPU idle, still at the floor for a client pushing bar after bar), event
+    /// (sleep at once).
+    #[arg(long, value_enum, value_name = "MODE", conflicts_with_all = ["unix", "tcp", "stdio"])]
+    wait: Option<Wait>,
+    /// Microseconds `--wait spin` polls before it sleeps [default: 50].
+    #[arg(long, value_name = "US", conflicts_with_all = ["unix", "tcp", "stdio"])]
+    spin_us: Option<u64>,
+    /// Bytes of each of a shared-memory connection's two rings (a power of two, at least 4096):
+    /// requests and replies of any size stream through; this sets how much is in flight at once
+    /// [default: 1048576].
+    #[arg(long, value_name = "BYTES", conflicts_with_all = ["unix", "tcp", "stdio"])]
+    shm_ring: Option<u64>,
     /// Largest request frame accepted, in bytes; longer ones are refused unread.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_FRAME)]
     max_frame: u32,
@@ -98,7 +119,7 @@ pub struct Args {
     /// Serve TCP over TLS 1.3 with this certificate chain (PEM, the server's certificate first),
     /// so the token and the data are encrypted and clients can verify the server: by the CA
     /// that signed it, or by pinning this file. `hullsweep tls-cert --out DIR` makes one.
-    #[arg(long, value_name = "PATH", requires = "tls_key", conflicts_with_all = ["unix", "stdio"])]
+    #[arg(long, value_name = "PATH", requires = "tls_key", conflicts_with_all = ["unix", "stdio", "shm"])]
     tls_cert: Option<PathBuf>,
     /// The private key of --tls-cert (PEM: PKCS#8, RSA or SEC1 EC); keep it mode 0600.
     #[arg(long, value_name = "PATH", requires = "tls_cert")]
@@ -107,6 +128,14 @@ pub struct Args {
     /// cross the network in clear, readable by anyone on the path. For trusted networks only.
     #[arg(long, conflicts_with = "tls_cert")]
     insecure_plaintext: bool,
+}
+
+/// `--wait`: how a shared-memory connection waits.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum Wait {
+    Busy,
+    Spin,
+    Event,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -138,6 +167,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             _ => None,
         },
         insecure_plaintext: args.insecure_plaintext,
+        shm_wait: match args.wait.unwrap_or(Wait::Spin) {
+            Wait::Busy => WaitPolicy::Busy,
+            Wait::Spin => WaitPolicy::Spin(Duration::from_micros(args.spin_us.unwrap_or(50))),
+            Wait::Event => WaitPolicy::Event,
+        },
+        shm_ring_capacity: args.shm_ring.unwrap_or(DEFAULT_RING_CAPACITY),
     };
     if args.stdio {
         return Ok(hullsweep_engine::serve_stdio(config)?);
@@ -145,6 +180,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variant = config.variant.name();
     let tls = config.tls.as_ref().map(|t| t.fingerprint().to_owned());
     let server = match (&args.unix, &args.tcp) {
+        _ if args.shm.is_some() => {
+            Server::bind_shm(args.shm.as_deref().unwrap_or_default(), config)?
+        }
         (Some(path), None) => {
             check_unix_path(path)?;
             Server::bind_unix(path, config)?
@@ -166,7 +204,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             server
         }
-        _ => bail!("give exactly one of --unix, --tcp, --stdio"),
+        _ => bail!("give exactly one of --unix, --tcp, --stdio, --shm"),
     };
     server.register_signals()?;
     let mut out = std::io::stdout().lock();

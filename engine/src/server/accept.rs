@@ -93,6 +93,12 @@ struct Conn {
 fn reap(live: &Mutex<HashMap<u64, Conn>>, config: &Config) {
     let secs = |d: Duration| d.as_secs_f64();
     for l in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
+        // A shared-memory client that died leaves its rings open: its socket says it is gone,
+        // and closing the rings ends its thread, which gives the slot and memory back.
+        if l.stream.peer_gone() {
+            l.stream.shutdown();
+            continue;
+        }
         let quiet = l.watch.quiet();
         let (phase, msg) = match l.watch.phase.load(Ordering::SeqCst) {
             READING if quiet > config.read_timeout => (
@@ -146,7 +152,7 @@ fn spawn_connection(
     // A reply the client does not read fails after the read timeout without progress (the
     // kernel's send timeout), so a client that stops reading gives its slot back too.
     let send_timeout = Some(shared.config.read_timeout);
-    let (reader, writer, keep) = stream.into_halves(send_timeout, shared.config.tls.as_ref())?;
+    let (reader, writer, keep) = stream.into_halves(send_timeout, &shared.config)?;
     // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
     // counted from the connect, bounds how long a stranger may hold the slot.
     let watch = Arc::new(ConnWatch::new(shared.config.token.is_some(), shared.epoch));

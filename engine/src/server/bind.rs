@@ -38,6 +38,31 @@ impl Server {
         })
     }
 
+    /// Serves shared memory under `name` (`hullsweep serve --shm NAME`): each client connects
+    /// to the rendezvous socket [`shm::socket_path`](crate::shm::socket_path)`(name)` (mode
+    /// 0600, created as [`bind_unix`](Server::bind_unix) creates its socket: a stale one from a
+    /// killed run is replaced, anything else refused) and gets a segment of its own.
+    pub fn bind_shm(name: &str, config: Config) -> Result<Server, EngineError> {
+        config.refuse_tls("shared memory")?;
+        let path = crate::shm::socket_path(name).map_err(|e| EngineError::Config(e.to_string()))?;
+        // One segment made and dropped at once: a capacity the rings cannot have, or a system
+        // without memfd, fails here at start rather than at the first client.
+        crate::shm::Segment::create(config.shm_ring_capacity)
+            .map_err(|e| EngineError::Config(format!("--shm {name}: {e}")))?;
+        let shared = Shared::new(config)?;
+        let (listener, socket_file) = Listener::bind_unix(&path)?;
+        let Listener::Unix(listener) = listener else {
+            unreachable!("bind_unix binds a Unix socket")
+        };
+        Ok(Server {
+            listener: Listener::Shm(listener),
+            endpoint: Endpoint::Shm(name.to_string()),
+            shared,
+            stop: ShutdownHandle::default(),
+            socket_file: Some(socket_file),
+        })
+    }
+
     /// Binds TCP at `addr` (port 0 picks a free port; see [`endpoint`](Server::endpoint)).
     ///
     /// With [`Config::tls`] every connection is TLS. Beyond loopback anyone who can reach the

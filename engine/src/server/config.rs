@@ -4,6 +4,7 @@
 use crate::protocol::{self, Inflight};
 use crate::server::error::EngineError;
 use crate::server::token::Token;
+use crate::shm::{DEFAULT_RING_CAPACITY, WaitPolicy};
 use crate::tls::TlsAcceptor;
 use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::{Threads, Variant};
@@ -84,6 +85,12 @@ pub struct Config {
     pub tls: Option<TlsAcceptor>,
     /// Allows a TCP bind beyond loopback without `tls`, the token then crossing in clear.
     pub insecure_plaintext: bool,
+    /// How a shared-memory connection waits for its client (`--wait`): busy-poll, spin then
+    /// sleep on a futex, or sleep at once.
+    pub shm_wait: WaitPolicy,
+    /// Bytes of each of a shared-memory connection's two rings (a power of two); any request or
+    /// reply streams through, this only sets how much is in flight at once.
+    pub shm_ring_capacity: u64,
 }
 
 impl Default for Config {
@@ -104,6 +111,8 @@ impl Default for Config {
             token: None,
             tls: None,
             insecure_plaintext: false,
+            shm_wait: WaitPolicy::default(),
+            shm_ring_capacity: DEFAULT_RING_CAPACITY,
         }
     }
 }

@@ -15,6 +15,7 @@ mod config;
 mod error;
 mod loaded;
 mod session;
+mod shm_conn;
 mod shutdown;
 mod stream;
 mod sweep;

@@ -4,8 +4,8 @@
 use crate::server::config::{Config, Shared};
 use crate::server::error::{EngineError, io_err};
 use crate::server::session::serve_connection;
+use crate::server::shm_conn::ShmConn;
 use crate::server::tls_stream::{self, ServerTls};
-use crate::tls::TlsAcceptor;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
@@ -33,6 +33,8 @@ pub enum Endpoint {
     Unix(PathBuf),
     /// A TCP address; after binding, the real port even when port 0 was asked for.
     Tcp(SocketAddr),
+    /// Shared memory under this NAME (its rendezvous socket is `shm::socket_path(NAME)`).
+    Shm(String),
 }
 
 impl fmt::Display for Endpoint {
@@ -40,14 +42,16 @@ impl fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(p) => write!(f, "unix {}", p.display()),
             Endpoint::Tcp(a) => write!(f, "tcp {a}"),
+            Endpoint::Shm(name) => write!(f, "shm {name}"),
         }
     }
 }
 
-/// A bound listener of either kind.
+/// A bound listener of any kind. `Shm` listens on its rendezvous socket.
 pub(super) enum Listener {
     Unix(UnixListener),
     Tcp(TcpListener),
+    Shm(UnixListener),
 }
 
 static NEXT_BIND: AtomicUsize = AtomicUsize::new(0);
@@ -138,6 +142,11 @@ impl Listener {
                     .map_err(io_err("setting the listener nonblocking"))?;
                 l.as_fd()
             }
+            Listener::Shm(l) => {
+                l.set_nonblocking(true)
+                    .map_err(io_err("setting the listener nonblocking"))?;
+                l.as_fd()
+            }
         })
     }
 
@@ -146,6 +155,10 @@ impl Listener {
         match self {
             Listener::Unix(l) => l.accept().map(|(s, _)| Stream::Unix(s)),
             Listener::Tcp(l) => l.accept().map(|(s, _)| Stream::Tcp(s)),
+            Listener::Shm(l) => l
+                .accept()
+                .and_then(|(s, _)| s.set_nonblocking(false).map(|()| s))
+                .map(|s| Stream::Shm(ShmConn::accepted(s))),
         }
     }
 }
@@ -156,6 +169,7 @@ pub(super) enum Stream {
     Unix(UnixStream),
     Tcp(TcpStream),
     Tls(Arc<ServerTls>),
+    Shm(ShmConn),
 }
 
 impl Stream {
@@ -170,7 +184,15 @@ impl Stream {
                 s.send_best_effort(bytes);
                 Ok(0)
             }
+            // The reply ring belongs to the connection's thread; the client sees the close.
+            Stream::Shm(_) => Ok(0),
         };
+    }
+
+    /// True once the peer is known gone: a shared-memory client whose socket hung up (a socket
+    /// peer's going is seen by its own reads).
+    pub(super) fn peer_gone(&self) -> bool {
+        matches!(self, Stream::Shm(c) if c.peer_gone())
     }
 
     pub(super) fn shutdown(&self) {
@@ -179,6 +201,10 @@ impl Stream {
             Stream::Unix(s) => s.shutdown(Shutdown::Both),
             Stream::Tcp(s) => s.shutdown(Shutdown::Both),
             Stream::Tls(s) => s.socket().shutdown(Shutdown::Both),
+            Stream::Shm(c) => {
+                c.shutdown();
+                Ok(())
+            }
         };
     }
 
@@ -189,6 +215,10 @@ impl Stream {
             Stream::Unix(mut s) => s.write_all(frame),
             Stream::Tcp(mut s) if !tls => s.write_all(frame),
             Stream::Tcp(_) | Stream::Tls(_) => Ok(()),
+            Stream::Shm(c) => {
+                c.refuse(frame);
+                Ok(())
+            }
         };
     }
 
@@ -198,8 +228,9 @@ impl Stream {
     pub(super) fn into_halves(
         self,
         send_timeout: Option<Duration>,
-        tls: Option<&TlsAcceptor>,
+        config: &Config,
     ) -> io::Result<Halves> {
+        let tls = config.tls.as_ref();
         Ok(match self {
             Stream::Unix(s) => {
                 s.set_nonblocking(false)?;
@@ -232,6 +263,10 @@ impl Stream {
             Stream::Tls(s) => {
                 let (reader, writer) = s.split();
                 (Box::new(reader), Box::new(writer), Stream::Tls(s))
+            }
+            Stream::Shm(c) => {
+                let (reader, writer, c) = c.into_halves(config, send_timeout)?;
+                (Box::new(reader), Box::new(writer), Stream::Shm(c))
             }
         })
     }

@@ -76,4 +76,11 @@ pub enum ShmError {
         /// The file's size.
         size: u64,
     },
+    /// A server NAME that cannot name a shared-memory server (the message says why).
+    #[error("{0}")]
+    Name(String),
+    /// The rendezvous on the server's socket failed: no segment came, or something that is
+    /// not a hullsweep shared-memory server answered.
+    #[error("{0}")]
+    Rendezvous(String),
 }

@@ -170,6 +170,35 @@ impl RingRef {
     }
 }
 
+/// A ring's header without its data: enough to close the ring and wake its waiters from
+/// outside the thread that owns the end (a server shutting a connection down).
+#[derive(Clone)]
+pub(crate) struct HeaderRef {
+    header: NonNull<RingHeader>,
+    _owner: Arc<dyn Send + Sync>,
+}
+
+// SAFETY: as for `RingRef`: only atomics are reached through it, kept alive by `_owner`.
+unsafe impl Send for HeaderRef {}
+// SAFETY: every field reached through `&HeaderRef` is an atomic.
+unsafe impl Sync for HeaderRef {}
+
+impl HeaderRef {
+    pub(crate) fn header(&self) -> &RingHeader {
+        // SAFETY: valid while `_owner` lives (RingRef's constructor contract); all atomics.
+        unsafe { self.header.as_ref() }
+    }
+}
+
+impl RingRef {
+    fn header_ref(&self) -> HeaderRef {
+        HeaderRef {
+            header: self.header,
+            _owner: Arc::clone(&self._owner),
+        }
+    }
+}
+
 /// The writing end of a ring.
 pub struct Producer {
     ring: RingRef,
@@ -294,6 +323,10 @@ impl Producer {
     pub(crate) fn header(&self) -> &RingHeader {
         self.ring.header()
     }
+
+    pub(crate) fn header_ref(&self) -> HeaderRef {
+        self.ring.header_ref()
+    }
 }
 
 impl Consumer {
@@ -378,6 +411,10 @@ impl Consumer {
 
     pub(crate) fn header(&self) -> &RingHeader {
         self.ring.header()
+    }
+
+    pub(crate) fn header_ref(&self) -> HeaderRef {
+        self.ring.header_ref()
     }
 }
 

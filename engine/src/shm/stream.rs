@@ -3,11 +3,39 @@
 
 use crate::shm::ring::{Consumer, Producer, RingError};
 use crate::shm::wait::{
-    WaitPolicy, close_consumer, close_producer, notify_readable, notify_writable, wait_readable,
-    wait_writable,
+    Closer, WaitPolicy, close_consumer, close_producer, notify_readable, notify_writable,
+    wait_readable, wait_writable,
 };
 use std::io::{self, Read, Write};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Whether the peer process is still there (its rendezvous socket open): asked while a wait
+/// for it has lasted [`LIVENESS_EVERY`], so a peer that died without closing its rings fails
+/// the wait within that time instead of leaving it to run for ever.
+pub type Liveness = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// How long an end waits for its peer before asking [`Liveness`] again.
+pub const LIVENESS_EVERY: Duration = Duration::from_millis(100);
+
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "the shared-memory peer is gone (its process closed the connection's socket)",
+    )
+}
+
+/// The deadline of one wait: the caller's, cut to [`LIVENESS_EVERY`] when there is a liveness
+/// check to make.
+fn slice(deadline: Option<Instant>, alive: &Option<Liveness>) -> Option<Instant> {
+    match alive {
+        None => deadline,
+        Some(_) => {
+            let check = Instant::now() + LIVENESS_EVERY;
+            Some(deadline.map_or(check, |d| d.min(check)))
+        }
+    }
+}
 
 fn invalid(e: RingError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e)
@@ -19,6 +47,10 @@ fn timed_out(what: &str, after: Duration) -> io::Error {
         io::ErrorKind::WouldBlock,
         format!("shared-memory {what} timed out after {after:?}"),
     )
+}
+
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 fn check_timeout(t: Option<Duration>) -> io::Result<()> {
@@ -38,6 +70,7 @@ pub struct ShmReader {
     rx: Consumer,
     policy: WaitPolicy,
     timeout: Option<Duration>,
+    alive: Option<Liveness>,
 }
 
 /// The writing half. Dropping it closes its ring: the peer reads what is left, then EOF.
@@ -45,6 +78,7 @@ pub struct ShmWriter {
     tx: Producer,
     policy: WaitPolicy,
     timeout: Option<Duration>,
+    alive: Option<Liveness>,
 }
 
 /// Both halves of a shared-memory connection.
@@ -63,11 +97,13 @@ impl ShmStream {
                 rx,
                 policy,
                 timeout: None,
+                alive: None,
             },
             writer: ShmWriter {
                 tx,
                 policy,
                 timeout: None,
+                alive: None,
             },
         }
     }
@@ -86,6 +122,19 @@ impl ShmStream {
     /// As [`ShmWriter::set_write_timeout`].
     pub fn set_write_timeout(&mut self, timeout: Option<Duration>) -> io::Result<()> {
         self.writer.set_write_timeout(timeout)
+    }
+
+    /// Asks `alive` whenever a wait for the peer has lasted [`LIVENESS_EVERY`]; once it says
+    /// no, reads and writes fail with `ConnectionAborted`. Without it a wait ends only by the
+    /// peer closing its rings, or by a timeout.
+    pub fn set_liveness(&mut self, alive: Liveness) {
+        self.reader.alive = Some(Arc::clone(&alive));
+        self.writer.alive = Some(alive);
+    }
+
+    /// A handle that closes both rings from anywhere (see [`Closer`]).
+    pub fn closer(&self) -> Closer {
+        Closer::new(&self.reader.rx, &self.writer.tx)
     }
 
     /// The halves, for a reader and a writer owned apart (as the session takes them).
@@ -130,8 +179,14 @@ impl Read for ShmReader {
                 // makes them visible: drain them before reporting the end.
                 return self.take(buf);
             }
-            if !wait_readable(&self.rx, self.policy, deadline).map_err(invalid)? {
-                return Err(timed_out("read", self.timeout.unwrap_or_default()));
+            let until = slice(deadline, &self.alive);
+            if !wait_readable(&self.rx, self.policy, until).map_err(invalid)? {
+                if past(deadline) {
+                    return Err(timed_out("read", self.timeout.unwrap_or_default()));
+                }
+                if self.alive.as_ref().is_some_and(|alive| !alive()) {
+                    return Err(gone());
+                }
             }
         }
     }
@@ -167,11 +222,21 @@ impl Write for ShmWriter {
             if n > 0 {
                 done += n;
                 notify_readable(&self.tx);
-            } else if !wait_writable(&self.tx, self.policy, deadline).map_err(invalid)? {
+            } else if !wait_writable(&self.tx, self.policy, slice(deadline, &self.alive))
+                .map_err(invalid)?
+            {
+                let dead = !past(deadline) && self.alive.as_ref().is_some_and(|alive| !alive());
+                if !past(deadline) && !dead {
+                    continue;
+                }
                 if done > 0 {
                     return Ok(done);
                 }
-                return Err(timed_out("write", self.timeout.unwrap_or_default()));
+                return Err(if dead {
+                    gone()
+                } else {
+                    timed_out("write", self.timeout.unwrap_or_default())
+                });
             }
         }
         if done == 0 && !buf.is_empty() {

@@ -7,7 +7,7 @@
 //! withholds or forges costs at most that long before the waiter re-checks the ring, `closed`
 //! and its deadline: a hostile or dead peer can stall its own connection, never hang it forever.
 
-use crate::shm::ring::{Consumer, Producer, RingError};
+use crate::shm::ring::{Consumer, HeaderRef, Producer, RingError};
 use crate::shm::sync::{AtomicU32, Ordering, Park, fence, futex_wait, futex_wake, spin_hint};
 use std::time::{Duration, Instant};
 
@@ -87,6 +87,32 @@ pub fn close_producer(producer: &Producer) {
 pub fn close_consumer(consumer: &Consumer) {
     consumer.close();
     notify_writable(consumer);
+}
+
+/// Closes both rings of a connection from outside the threads that own its ends, and wakes
+/// whoever sleeps on them: the reader then sees the end, the writer a broken pipe. For a server
+/// shutting down, or dropping a connection whose peer died without closing.
+#[derive(Clone)]
+pub struct Closer {
+    rings: [HeaderRef; 2],
+}
+
+impl Closer {
+    pub(crate) fn new(consumer: &Consumer, producer: &Producer) -> Closer {
+        Closer {
+            rings: [consumer.header_ref(), producer.header_ref()],
+        }
+    }
+
+    /// Marks both rings closed and wakes every waiter on them.
+    pub fn close(&self) {
+        for ring in &self.rings {
+            let h = ring.header();
+            h.words.0.closed.store(1, Ordering::SeqCst);
+            wake(&h.words.0.consumer_waiting, &h.park);
+            wake(&h.words.0.producer_waiting, &h.park);
+        }
+    }
 }
 
 fn past(deadline: Option<Instant>) -> bool {

@@ -30,6 +30,17 @@ impl Running {
         Running::start(server, Some(dir))
     }
 
+    /// A shared-memory server under a name no other test uses.
+    pub fn shm(config: Config) -> Running {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let name = format!(
+            "hstest-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        );
+        Running::start(Server::bind_shm(&name, config).unwrap(), None)
+    }
+
     pub fn tcp(config: Config) -> Running {
         Running::tcp_at("127.0.0.1:0".parse().unwrap(), config)
     }
@@ -41,7 +52,7 @@ impl Running {
     pub fn tcp_port(&self) -> u16 {
         match &self.endpoint {
             Endpoint::Tcp(a) => a.port(),
-            Endpoint::Unix(_) => panic!("not a tcp server"),
+            _ => panic!("not a tcp server"),
         }
     }
 
@@ -62,7 +73,7 @@ impl Running {
     pub fn path(&self) -> PathBuf {
         match &self.endpoint {
             Endpoint::Unix(p) => p.clone(),
-            Endpoint::Tcp(_) => panic!("not a unix server"),
+            _ => panic!("not a unix server"),
         }
     }
 
@@ -78,6 +89,9 @@ impl Running {
         let c = match &self.endpoint {
             Endpoint::Unix(p) => hullsweep_engine::Client::connect_unix(p).unwrap(),
             Endpoint::Tcp(a) => hullsweep_engine::Client::connect_tcp(a).unwrap(),
+            Endpoint::Shm(name) => {
+                hullsweep_engine::Client::connect_shm(name, Default::default()).unwrap()
+            }
         };
         c.set_timeout(Some(TIMEOUT)).unwrap();
         c
