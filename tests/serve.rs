@@ -308,3 +308,60 @@ fn live_streams_replay_gate_datasets_bar_by_bar_over_unix_and_tcp() {
         assert!(p.wait().success());
     }
 }
+
+/// `hullsweep stream ARGS` on `input`: its exit status, stdout and stderr.
+fn stream(args: &[&str], input: &str) -> (bool, String, String) {
+    let out = assert_cmd::Command::new(BIN)
+        .arg("stream")
+        .args(args)
+        .write_stdin(input)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn stream_connect_prints_what_the_local_stream_prints_over_shm_and_unix() {
+    let name = format!("hstest-cli-{}", std::process::id());
+    let (_shm, line) = Proc::spawn(&["--shm", &name, "--variant", "reference"]);
+    assert_eq!(line, format!("listening shm {name}"));
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("e.sock");
+    let (_unix, _) = Proc::spawn(&["--unix", sock.to_str().unwrap()]);
+    let close = hullsweep_kernel::gbm(3000, 7, 0.002).unwrap();
+    let mut input: String = close.iter().map(|v| format!("{v}\n")).collect();
+    input.insert_str(input.len() / 2, "\nabc\n-1\n");
+    let args = ["--grid", "10:60:6", "--skip-bad", "--fee", "0.05"];
+    let local = stream(&args, &input);
+    assert!(local.0 && local.1.lines().count() > 20, "{local:?}");
+    for address in [format!("shm:{name}"), format!("unix:{}", sock.display())] {
+        let remote = stream(&[&args[..], &["--connect", &address]].concat(), &input);
+        assert_eq!(remote, local, "over {address}");
+    }
+    // Without --skip-bad both stop at the same line with the same message.
+    let strict = ["--grid", "10:60:6"];
+    let local = stream(&strict, &input);
+    let remote = stream(
+        &[&strict[..], &["--connect", &format!("shm:{name}")]].concat(),
+        &input,
+    );
+    assert!(!local.0 && local.2.contains("is not a price"), "{local:?}");
+    assert_eq!(remote, local);
+}
+
+#[test]
+fn stream_connect_names_a_bad_address_or_a_missing_server() {
+    for (address, why) in [
+        ("udp:1:2", "unknown scheme \"udp\""),
+        ("shm:a/b", "contains '/'"),
+        ("shm:no-such-engine-here", "no shared-memory server named"),
+    ] {
+        let (ok, _, err) = stream(&["--connect", address], "100\n");
+        assert!(!ok && err.contains(why), "{address}: {err}");
+    }
+}

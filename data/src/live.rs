@@ -116,8 +116,34 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .is_some_and(|e| e.kind() == ErrorKind::BrokenPipe)
 }
 
+/// What [`pump`] pushes each bar into: the in-process [`Live`] state, or a stream on an engine
+/// (`hullsweep stream --connect`). Both must give the same events for the same bars.
+pub trait Feed {
+    /// Pushes one bar's close (NaN: a missing bar) and appends the events it caused. A price
+    /// <= 0 or infinite is [`FeedError::BadPrice`], and changes nothing.
+    fn push_bar(&mut self, close: f64, events: &mut Vec<Event>) -> Result<(), FeedError>;
+}
+
+/// Why a bar was not pushed.
+#[derive(Debug)]
+pub enum FeedError {
+    /// The price is <= 0 or infinite; the stream is as it was.
+    BadPrice(f64),
+    /// Anything else (the kernel's or the transport's error): the filter stops.
+    Other(anyhow::Error),
+}
+
+impl Feed for Live {
+    fn push_bar(&mut self, close: f64, events: &mut Vec<Event>) -> Result<(), FeedError> {
+        self.push(close, events).map_err(|e| match e {
+            KernelError::BadPrice { value, .. } => FeedError::BadPrice(value),
+            other => FeedError::Other(other.into()),
+        })
+    }
+}
+
 /// The live filter: reads one bar's close per line from `input` until EOF, pushes it into `live`
-/// and writes the events of the combos marked in `report` to `out` as JSON lines ([`EventLine`]),
+/// (a [`Feed`]) and writes the events of the combos marked in `report` to `out` as JSON lines ([`EventLine`]),
 /// flushed per bar before the next line is read, so it works on a live feed. A bad line stops
 /// with an error naming its line number and text, or with `skip_bad` is counted in `tally`.
 ///
@@ -128,7 +154,7 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub fn pump(
     mut input: impl BufRead,
     mut out: impl Write,
-    live: &mut Live,
+    live: &mut dyn Feed,
     report: &[bool],
     skip_bad: bool,
     tally: &mut Tally,
@@ -160,16 +186,16 @@ pub fn pump(
             }
         };
         events.clear();
-        match live.push(close, &mut events) {
+        match live.push_bar(close, &mut events) {
             Ok(()) => {}
-            Err(KernelError::BadPrice { value, .. }) => {
+            Err(FeedError::BadPrice(value)) => {
                 let msg = bad(format!(
                     "is a bad price ({value}): prices must be finite and > 0"
                 ));
                 skip_or_fail(msg, skip_bad, tally)?;
                 continue;
             }
-            Err(e) => return Err(e).with_context(|| format!("line {lineno}")),
+            Err(FeedError::Other(e)) => return Err(e).with_context(|| format!("line {lineno}")),
         }
         tally.bars += 1;
         tally.missing += u64::from(close.is_nan());

@@ -2,6 +2,7 @@
 //! or a spawned `--stdio` server.
 //! Server error frames come back as [`ClientError::Server`] carrying the server's message.
 
+use crate::address::Address;
 use crate::protocol::{self, COMBO_BYTES};
 use crate::shm::{self, ShmReader, ShmWriter, WaitPolicy};
 use crate::tls::TlsConnector;
@@ -73,6 +74,16 @@ impl Client {
         let mut c = Client::new(Box::new(s.try_clone()?), Box::new(s.try_clone()?));
         c.socket = Some(Socket::Unix(s));
         Ok(c)
+    }
+
+    /// Connects to `address` (`shm:NAME`, `unix:PATH` or `tcp:HOST:PORT`); a shared-memory
+    /// connection waits by `policy`.
+    pub fn connect(address: &Address, policy: WaitPolicy) -> Result<Client, ClientError> {
+        match address {
+            Address::Shm(name) => Client::connect_shm(name, policy),
+            Address::Unix(path) => Client::connect_unix(path),
+            Address::Tcp(addr) => Client::connect_tcp(addr.as_str()),
+        }
     }
 
     /// Connects to a shared-memory server (`hullsweep serve --shm NAME`): its frames cross two

@@ -30,12 +30,14 @@
 // `deny`, not `forbid`: `shm` alone allows `unsafe` (it maps memory shared with the peer).
 #![deny(unsafe_code)]
 
+pub mod address;
 pub mod client;
 pub mod protocol;
 pub mod server;
 pub mod shm;
 pub mod tls;
 
+pub use address::Address;
 pub use client::{Client, ClientError};
 pub use server::{
     Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,

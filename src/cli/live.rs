@@ -2,8 +2,10 @@
 //! on stdout as JSON lines, flushed per bar, bit for bit the batch sweep's trades.
 
 use super::args::{FEE_HELP, load_params, parse_grid};
+use super::remote::RemoteFeed;
 use anyhow::Context;
-use hullsweep_data::live::{Tally, is_broken_pipe, pump};
+use hullsweep_data::live::{Feed, Tally, is_broken_pipe, pump};
+use hullsweep_engine::Address;
 use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec};
 use hullsweep_variants::Live;
 use std::io::BufWriter;
@@ -56,6 +58,11 @@ pub struct Args {
     /// and the first one are reported on stderr at the end.
     #[arg(long)]
     skip_bad: bool,
+    /// Run the stream on an engine (`hullsweep serve`) at ADDR: shm:NAME, unix:PATH or
+    /// tcp:HOST:PORT. Same output; each line is still pushed (one round trip) and its events
+    /// written before the next line is read.
+    #[arg(long, value_name = "ADDR")]
+    connect: Option<Address>,
 }
 
 const EXAMPLES: &str = "\
@@ -83,8 +90,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .combos()?,
         _ => load_params(args.params.as_deref(), args.grid)?,
     };
-    let mut live = Live::new(&params, args.fee)?;
     kernel::check_combos(&args.combo, params.len()).context("--combo")?;
+    let (mut local, mut remote) = match &args.connect {
+        None => (Some(Live::new(&params, args.fee)?), None),
+        Some(address) => (None, Some(RemoteFeed::open(address, &params, args.fee)?)),
+    };
+    let feed: &mut dyn Feed = match (&mut local, &mut remote) {
+        (Some(live), _) => live,
+        (None, Some(remote)) => remote,
+        (None, None) => unreachable!("one feed is made above"),
+    };
     let mut report = vec![args.combo.is_empty(); params.len()];
     for &k in &args.combo {
         report[k] = true;
@@ -93,7 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let stdin = std::io::stdin().lock();
     let out = BufWriter::new(std::io::stdout().lock());
     let mut tally = Tally::default();
-    let outcome = pump(stdin, out, &mut live, &report, args.skip_bad, &mut tally);
+    let mut outcome = pump(stdin, out, feed, &report, args.skip_bad, &mut tally);
+    if let Some(remote) = remote {
+        outcome = outcome.and(remote.close());
+    }
     let shown = if args.combo.is_empty() {
         format!("{} combos", params.len())
     } else {

@@ -10,6 +10,7 @@ mod gate;
 mod lab;
 mod live;
 mod progress;
+mod remote;
 mod scale;
 mod serve;
 mod setup;
