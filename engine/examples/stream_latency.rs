@@ -1,6 +1,11 @@
 //! Per-bar latency of a live stream, side by side in one run: `Live::push` in-process, a push
 //! through the engine over each transport, and the 1-float echo floor (reports/boundary.md).
 //!
+//! The transports: Unix socket, TCP, TLS, and shared memory under each wait policy (the server's
+//! `Config::shm_wait` and the client's `connect_shm` policy the same): `shm busy`, `shm spin`
+//! (`WaitPolicy::default()`), `shm event`. A `shm busy` server end polls without sleeping and
+//! keeps a core busy all run, so that policy's push and echo share one connection.
+//!
 //! ```sh
 //! cargo run --release -p hullsweep-engine --example stream_latency -- --combos 80,10000 --bars 2000
 //! ```
@@ -11,6 +16,7 @@
 //! for `engine/python/boundary_study.py`.
 
 use clap::Parser;
+use hullsweep_engine::shm::WaitPolicy;
 use hullsweep_engine::{Client, Config, Endpoint, Server, TlsAcceptor, TlsConnector};
 use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT, Event, GridSpec, default_close, grid2};
 use hullsweep_variants::{Live, Threads, Variant};
@@ -18,7 +24,8 @@ use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(
-    about = "Per-bar round trip of a live stream: in-process, Unix socket, TCP, TLS, echo floor"
+    about = "Per-bar round trip of a live stream: in-process, Unix socket, TCP, TLS, shared \
+             memory, echo floor"
 )]
 struct Args {
     /// Stream sizes, comma-separated: 80 is the default grid, anything else a two-axis grid of
@@ -37,31 +44,60 @@ struct Args {
 }
 
 /// Where a push goes. TLS is TLS 1.3 over loopback TCP, the client pinning the server's
-/// certificate (made here with rcgen).
-#[derive(Clone, Copy, Debug)]
+/// certificate (made here with rcgen); shared memory waits by the same policy on both ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Transport {
     Unix,
     Tcp,
     Tls,
+    Shm(ShmWait),
+}
+
+/// A [`WaitPolicy`] by name (`WaitPolicy::default()` is not `const`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ShmWait {
+    Busy,
+    Spin,
+    Event,
+}
+
+impl ShmWait {
+    fn policy(self) -> WaitPolicy {
+        match self {
+            ShmWait::Busy => WaitPolicy::Busy,
+            ShmWait::Spin => WaitPolicy::default(),
+            ShmWait::Event => WaitPolicy::Event,
+        }
+    }
 }
 
 impl Transport {
-    const ALL: [Transport; 3] = [Transport::Unix, Transport::Tcp, Transport::Tls];
+    const ALL: [Transport; 6] = [
+        Transport::Unix,
+        Transport::Tcp,
+        Transport::Tls,
+        Transport::Shm(ShmWait::Busy),
+        Transport::Shm(ShmWait::Spin),
+        Transport::Shm(ShmWait::Event),
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Transport::Unix => "unix",
             Transport::Tcp => "tcp",
             Transport::Tls => "tls",
+            Transport::Shm(ShmWait::Busy) => "shm busy",
+            Transport::Shm(ShmWait::Spin) => "shm spin",
+            Transport::Shm(ShmWait::Event) => "shm event",
         }
     }
 }
 
-/// One timed path; its samples in nanoseconds.
+/// One timed path; its samples in nanoseconds. A remote path names its client by index.
 enum Path {
     InProcess(Box<Live>),
-    Push(Transport, Client, u64),
-    Echo(Transport, Client),
+    Push(Transport, usize, u64),
+    Echo(Transport, usize),
 }
 
 impl Path {
@@ -111,33 +147,41 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tls: Some(TlsAcceptor::from_pem_files(&cert, &key)?),
         ..config.clone()
     };
-    let unix = Server::bind_unix(&dir.path().join("e.sock"), config.clone())?;
-    let tcp = Server::bind_tcp("127.0.0.1:0".parse()?, config)?;
-    let tls = Server::bind_tcp("127.0.0.1:0".parse()?, tls_config)?;
-    let endpoints = [
-        unix.endpoint().clone(),
-        tcp.endpoint().clone(),
-        tls.endpoint().clone(),
-    ];
-    let shared = unix.shared();
-    let stops = [
-        unix.shutdown_handle(),
-        tcp.shutdown_handle(),
-        tls.shutdown_handle(),
-    ];
-    let threads = [
-        std::thread::spawn(move || unix.run()),
-        std::thread::spawn(move || tcp.run()),
-        std::thread::spawn(move || tls.run()),
-    ];
+    // One server per transport, in `Transport::ALL`'s order; shared memory under a NAME of
+    // this run's own (the process id), one server per wait policy.
+    let mut servers = Vec::new();
+    for t in Transport::ALL {
+        servers.push(match t {
+            Transport::Unix => Server::bind_unix(&dir.path().join("e.sock"), config.clone())?,
+            Transport::Tcp => Server::bind_tcp("127.0.0.1:0".parse()?, config.clone())?,
+            Transport::Tls => Server::bind_tcp("127.0.0.1:0".parse()?, tls_config.clone())?,
+            Transport::Shm(w) => {
+                let name = format!("stream-latency-{}-{w:?}", std::process::id());
+                let shm_config = Config {
+                    shm_wait: w.policy(),
+                    ..config.clone()
+                };
+                Server::bind_shm(&name, shm_config)?
+            }
+        });
+    }
+    let endpoints: Vec<Endpoint> = servers.iter().map(|s| s.endpoint().clone()).collect();
+    let shared = servers[0].shared();
+    let stops: Vec<_> = servers.iter().map(Server::shutdown_handle).collect();
+    let threads: Vec<_> = servers
+        .into_iter()
+        .map(|s| std::thread::spawn(move || s.run()))
+        .collect();
     let connect = |t: Transport| -> Result<Client, hullsweep_engine::ClientError> {
-        let c = match (t, &endpoints) {
-            (Transport::Unix, [Endpoint::Unix(p), _, _]) => Client::connect_unix(p)?,
-            (Transport::Tcp, [_, Endpoint::Tcp(a), _]) => Client::connect_tcp(a)?,
-            (Transport::Tls, [_, _, Endpoint::Tcp(a)]) => {
+        let at = Transport::ALL.iter().position(|&a| a == t).expect("in ALL");
+        let c = match (t, &endpoints[at]) {
+            (Transport::Unix, Endpoint::Unix(p)) => Client::connect_unix(p)?,
+            (Transport::Tcp, Endpoint::Tcp(a)) => Client::connect_tcp(a)?,
+            (Transport::Tls, Endpoint::Tcp(a)) => {
                 Client::connect_tls("localhost", a.port(), &pinned)?
             }
-            _ => unreachable!("endpoints are bound in this order"),
+            (Transport::Shm(w), Endpoint::Shm(name)) => Client::connect_shm(name, w.policy())?,
+            _ => unreachable!("endpoints are bound in Transport::ALL's order"),
         };
         c.set_timeout(Some(Duration::from_secs(60)))?;
         Ok(c)
@@ -153,13 +197,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &params,
             DEFAULT_FEE_PCT,
         )?))];
+        let mut clients = Vec::new();
         for t in Transport::ALL {
             let mut c = connect(t)?;
             let id = c.open_stream(&params, DEFAULT_FEE_PCT)?;
-            paths.push(Path::Push(t, c, id));
+            paths.push(Path::Push(t, clients.len(), id));
+            clients.push(c);
         }
-        for t in Transport::ALL {
-            paths.push(Path::Echo(t, connect(t)?));
+        for (at, t) in Transport::ALL.into_iter().enumerate() {
+            // A busy server end polls without ever sleeping: a connection of its own would keep
+            // a second core busy all run, so `shm busy` echoes on its push's connection.
+            if t == Transport::Shm(ShmWait::Busy) {
+                paths.push(Path::Echo(t, at));
+            } else {
+                paths.push(Path::Echo(t, clients.len()));
+                clients.push(connect(t)?);
+            }
         }
         let mut events = Vec::new();
         for chunk in close[..args.warmup].chunks(50) {
@@ -167,10 +220,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 match p {
                     Path::InProcess(live) => live.push_many(chunk, &mut events)?,
                     Path::Push(_, c, id) => {
-                        c.push(*id, chunk, &mut events)?;
+                        clients[*c].push(*id, chunk, &mut events)?;
                     }
                     Path::Echo(_, c) => {
-                        c.echo(&chunk[..1])?;
+                        clients[*c].echo(&chunk[..1])?;
                     }
                 }
             }
@@ -196,10 +249,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 match &mut paths[at] {
                     Path::InProcess(live) => live.push(bar, &mut want)?,
                     Path::Push(_, c, id) => {
-                        c.push(*id, &[bar], &mut got)?;
+                        clients[*c].push(*id, &[bar], &mut got)?;
                     }
                     Path::Echo(_, c) => {
-                        c.echo(&[bar])?;
+                        clients[*c].echo(&[bar])?;
                     }
                 }
                 samples[at].push(start.elapsed().as_nanos() as u64);
@@ -215,9 +268,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
-        for p in &mut paths {
+        for p in &paths {
             if let Path::Push(_, c, id) = p {
-                c.close_stream(*id)?;
+                clients[*c].close_stream(*id)?;
             }
         }
         for (p, s) in paths.iter().zip(&mut samples) {
