@@ -1,4 +1,4 @@
-"""The Python client against a real engine: every opcode over Unix, TCP and stdio, error frames
+"""The Python client against a real engine: every opcode over shared memory, Unix, TCP and stdio, error frames
 as EngineError, and the equivalence gate against the numba reference when it is present."""
 
 import os
@@ -30,7 +30,7 @@ def series(n=3000):
 PARAMS = np.array([[6, 3, 2, 6, 3, 2], [20, 10, 4, 20, 10, 6], [50, 25, 7, 50, 25, 16]], dtype=np.int64)
 
 
-@pytest.fixture(params=["unix", "tcp", "stdio"])
+@pytest.fixture(params=["shm", "unix", "tcp", "stdio"])
 def client(request, tmp_path):
     binary = str(engine_binary())
     common = ["--variant", "reference", "--threads", "1", "--max-frame", "262144"]
@@ -39,11 +39,17 @@ def client(request, tmp_path):
         yield c
         c.close()
         return
-    where = ["--unix", str(tmp_path / "e.sock")] if request.param == "unix" else ["--tcp", "0"]
+    where = {
+        "unix": ["--unix", str(tmp_path / "e.sock")],
+        "tcp": ["--tcp", "0"],
+        "shm": ["--shm", f"pytest-{os.getpid()}-{tmp_path.name}"],
+    }[request.param]
     proc = subprocess.Popen([binary, "serve", *where, *common], stdout=subprocess.PIPE, text=True)
     try:
         addr = proc.stdout.readline().split(" ", 2)[2].strip()
-        if request.param == "unix":
+        if request.param == "shm":
+            c = hc.Client.shm(addr)
+        elif request.param == "unix":
             c = hc.Client.unix(addr)
         else:
             host, port = addr.rsplit(":", 1)

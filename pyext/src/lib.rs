@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 
 mod arrays;
 mod live;
+mod shm;
 mod trades;
 
 use arrays::{close_slice, close_view, combos, numpy_view, params_view};
@@ -302,6 +303,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trades::trades, m)?)?;
     m.add_class::<PySweeper>()?;
     m.add_class::<live::PyLive>()?;
+    m.add_class::<shm::PyShmSocket>()?;
     m.add_function(wrap_pyfunction!(validate_close, m)?)?;
     m.add_function(wrap_pyfunction!(validate_params, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
