@@ -30,16 +30,27 @@
 // `deny`, not `forbid`: `shm` alone allows `unsafe` (it maps memory shared with the peer).
 #![deny(unsafe_code)]
 
+// Under `--cfg loom` (tests/loom_shm.rs) only the rings are built: the models need nothing else,
+// and the rest of the engine maps real memory segments, which loom's atomics cannot live in.
+#[cfg(not(loom))]
 pub mod address;
+#[cfg(not(loom))]
 pub mod client;
+#[cfg(not(loom))]
 pub mod protocol;
+#[cfg(not(loom))]
 pub mod server;
 pub mod shm;
+#[cfg(not(loom))]
 pub mod tls;
 
+#[cfg(not(loom))]
 pub use address::Address;
+#[cfg(not(loom))]
 pub use client::{Client, ClientError};
+#[cfg(not(loom))]
 pub use server::{
     Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,
 };
+#[cfg(not(loom))]
 pub use tls::{TlsAcceptor, TlsConnector, TlsFileError};
