@@ -453,6 +453,10 @@ impl Write for SharedShm<ShmWriter> {
         lock(&self.0).write(buf)
     }
 
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        lock(&self.0).write_vectored(bufs)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         lock(&self.0).flush()
     }

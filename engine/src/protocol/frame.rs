@@ -6,8 +6,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Writes every slice, as few syscalls as the OS allows (`write_all_vectored` is unstable).
 pub fn write_all_vectored<W: Write + ?Sized>(w: &mut W, bufs: &[&[u8]]) -> io::Result<()> {
-    let mut slices: Vec<IoSlice<'_>> = bufs.iter().map(|b| IoSlice::new(b)).collect();
-    let mut rest = &mut slices[..];
+    // A frame has two or three parts: their slices live on the stack, not in an allocation.
+    let mut inline = [IoSlice::new(&[]); 4];
+    let mut spilled = Vec::new();
+    let slices: &mut [IoSlice<'_>] = if bufs.len() <= inline.len() {
+        for (slot, b) in inline.iter_mut().zip(bufs) {
+            *slot = IoSlice::new(b);
+        }
+        &mut inline[..bufs.len()]
+    } else {
+        spilled.extend(bufs.iter().map(|b| IoSlice::new(b)));
+        &mut spilled
+    };
+    let mut rest = slices;
     IoSlice::advance_slices(&mut rest, 0);
     while !rest.is_empty() {
         match w.write_vectored(rest) {

@@ -155,7 +155,7 @@ fn spawn_connection(
     let (reader, writer, keep) = stream.into_halves(send_timeout, &shared.config)?;
     // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
     // counted from the connect, bounds how long a stranger may hold the slot.
-    let watch = Arc::new(ConnWatch::new(shared.config.token.is_some(), shared.epoch));
+    let watch = Arc::new(ConnWatch::new(shared.config.token.is_some()));
     live.lock().unwrap_or_else(|p| p.into_inner()).insert(
         id,
         Conn {

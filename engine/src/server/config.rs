@@ -10,7 +10,7 @@ use hullsweep_kernel::DEFAULT_FEE_PCT;
 use hullsweep_variants::{Threads, Variant};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The variant the server runs unless told otherwise: the fastest one available.
 ///
@@ -193,7 +193,6 @@ pub struct Shared {
     pub(super) inflight: Inflight,
     pub(super) connections: AtomicUsize,
     pub(super) streams: AtomicUsize,
-    pub(super) epoch: Instant,
 }
 
 impl Shared {
@@ -207,7 +206,6 @@ impl Shared {
             loaded_bytes: AtomicU64::new(0),
             connections: AtomicUsize::new(0),
             streams: AtomicUsize::new(0),
-            epoch: Instant::now(),
         }))
     }
 

@@ -3,7 +3,7 @@
 
 use crate::protocol::Watch;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Where a connection stands, for the accept loop's timeouts.
 pub(super) const IDLE: u8 = 0;
@@ -18,20 +18,18 @@ pub(super) const CLOSED: u8 = 3;
 /// to reply, or the accept loop to send the timeout's error frame. So they never interleave.
 pub(super) struct ConnWatch {
     pub(super) phase: AtomicU8,
-    /// Nanoseconds since the server's epoch.
+    /// [`coarse_nanos`] at the last progress.
     stamp: AtomicU64,
-    epoch: Instant,
     /// Until its hello, a connection's bytes do not count as progress: a stranger has the read
     /// timeout from connecting, however slowly it sends.
     before_hello: AtomicBool,
 }
 
 impl ConnWatch {
-    pub(super) fn new(before_hello: bool, epoch: Instant) -> ConnWatch {
+    pub(super) fn new(before_hello: bool) -> ConnWatch {
         let w = ConnWatch {
             phase: AtomicU8::new(if before_hello { READING } else { IDLE }),
             stamp: AtomicU64::new(0),
-            epoch,
             before_hello: AtomicBool::new(before_hello),
         };
         w.stamp.store(w.now(), Ordering::SeqCst);
@@ -43,7 +41,7 @@ impl ConnWatch {
     }
 
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        coarse_nanos()
     }
 
     fn stamp(&self) {
@@ -63,6 +61,24 @@ impl ConnWatch {
     pub(super) fn quiet(&self) -> Duration {
         Duration::from_nanos(self.now().saturating_sub(self.stamp.load(Ordering::SeqCst)))
     }
+}
+
+/// A monotonic clock in nanoseconds, read several times per request: the kernel's coarse clock
+/// (a few nanoseconds to read, a tick of 1-10 ms resolution, which timeouts of a second and more
+/// never notice) where there is one.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn coarse_nanos() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::MonotonicCoarse);
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn coarse_nanos() -> u64 {
+    use std::time::Instant;
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 impl Watch for ConnWatch {

@@ -42,6 +42,7 @@
 
 use crate::shm::bytes::{HeapBytes, RingBytes};
 use crate::shm::sync::{AtomicU32, AtomicU64, ByteCell, Ordering, Park};
+use std::ops::Deref;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -280,27 +281,55 @@ impl Producer {
 
     /// Copies as much of `src` as fits and publishes it; 0 when the ring is full.
     pub fn write(&mut self, src: &[u8]) -> Result<usize, RingError> {
-        let free = self.free()?;
-        let n = src.len().min(free as usize);
-        if n == 0 {
-            return Ok(0);
-        }
+        self.write_parts(&[src], 0)
+    }
+
+    /// Copies as much of `parts` as fits, in order and from byte `skip` of their concatenation
+    /// on, and publishes it all with one index store, so a frame's head and body reach the
+    /// consumer together; 0 when the ring is full.
+    pub fn write_parts<P: Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[P],
+        mut skip: usize,
+    ) -> Result<usize, RingError> {
+        let free = self.free()? as usize;
         let cap = self.ring.cap as usize;
-        let at = (self.tail as usize) & (cap - 1);
-        let first = n.min(cap - at);
-        // SAFETY: `at + first <= cap` and `n - first <= at`; the `n <= free` cells from the
-        // tail are free: the consumer released them with its head (acquired above) and reads
-        // nothing past the tail we have published.
-        unsafe {
-            self.ring.bytes.copy_in(at, &src[..first]);
-            self.ring.bytes.copy_in(0, &src[first..n]);
+        let mut tail = self.tail;
+        let mut left = free;
+        for part in parts {
+            let part: &[u8] = part;
+            if skip >= part.len() {
+                skip -= part.len();
+                continue;
+            }
+            let part = &part[skip..];
+            skip = 0;
+            let n = part.len().min(left);
+            if n == 0 {
+                break;
+            }
+            let at = (tail as usize) & (cap - 1);
+            let first = n.min(cap - at);
+            // SAFETY: `at + first <= cap` and `n - first <= at`; the `free` cells from the
+            // published tail are free (the consumer released them with its head, acquired
+            // above, and reads nothing past the tail we have published), and `tail` stays
+            // within them: `left` counts what is still free of them.
+            unsafe {
+                self.ring.bytes.copy_in(at, &part[..first]);
+                self.ring.bytes.copy_in(0, &part[first..n]);
+            }
+            tail = tail.wrapping_add(n as u64);
+            left -= n;
         }
-        self.tail = self.tail.wrapping_add(n as u64);
-        self.ring
-            .header()
-            .tail
-            .0
-            .store(self.tail, Ordering::Release);
+        let n = free - left;
+        if n > 0 {
+            self.tail = tail;
+            self.ring
+                .header()
+                .tail
+                .0
+                .store(self.tail, Ordering::Release);
+        }
         Ok(n)
     }
 

@@ -27,6 +27,32 @@ fn bytes_wrap_around_in_order() {
 }
 
 #[test]
+fn gathered_parts_arrive_in_order_from_any_skip() {
+    // Parts of odd sizes (one empty), resumed at every byte offset, through a small ring that
+    // wraps: what arrives is the concatenation from the offset on, whatever the ring's room.
+    let parts: [Vec<u8>; 4] = [pattern(5, 2), Vec::new(), pattern(9, 3), pattern(14, 4)];
+    let whole: Vec<u8> = parts.concat();
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    let (mut p, mut c) = ring_pair(16).unwrap();
+    for skip in 0..=whole.len() {
+        let (mut done, mut got) = (skip, Vec::new());
+        while done < whole.len() {
+            let n = p.write_parts(&refs, done).unwrap();
+            assert!(n > 0 || c.available().unwrap() == 16, "writes while there is room");
+            done += n;
+            let mut buf = [0u8; 7];
+            let r = c.read(&mut buf).unwrap();
+            got.extend_from_slice(&buf[..r]);
+        }
+        let mut rest = vec![0u8; 16];
+        let r = c.read(&mut rest).unwrap();
+        got.extend_from_slice(&rest[..r]);
+        assert_eq!(got, whole[skip..], "skip {skip}");
+    }
+    assert_eq!(p.write_parts(&refs, whole.len()).unwrap(), 0, "nothing left to write");
+}
+
+#[test]
 fn full_and_empty() {
     let (mut p, mut c) = ring_pair(16).unwrap();
     assert_eq!(c.read(&mut [0; 8]).unwrap(), 0, "empty");

@@ -168,12 +168,13 @@ impl Read for ShmReader {
         if buf.is_empty() {
             return Ok(0);
         }
+        // Bytes already there cost no clock read.
+        let n = self.take(buf)?;
+        if n > 0 {
+            return Ok(n);
+        }
         let deadline = self.timeout.map(|t| Instant::now() + t);
         loop {
-            let n = self.take(buf)?;
-            if n > 0 {
-                return Ok(n);
-            }
             if self.rx.is_closed() {
                 // The peer's last bytes were published before its close, so seeing the close
                 // makes them visible: drain them before reporting the end.
@@ -187,6 +188,10 @@ impl Read for ShmReader {
                 if self.alive.as_ref().is_some_and(|alive| !alive()) {
                     return Err(gone());
                 }
+            }
+            let n = self.take(buf)?;
+            if n > 0 {
+                return Ok(n);
             }
         }
     }
@@ -208,21 +213,29 @@ impl ShmWriter {
     }
 }
 
-impl Write for ShmWriter {
-    /// Writes all of `buf`, in pieces as the peer frees space, so any size streams through a
-    /// ring of any capacity. Fails with `BrokenPipe` once the ring is closed.
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let deadline = self.timeout.map(|t| Instant::now() + t);
+impl ShmWriter {
+    /// Writes all of `parts` (`total` bytes), in pieces as the peer frees space, each piece
+    /// published with one index store. Fails with `BrokenPipe` once the ring is closed.
+    fn send<P: std::ops::Deref<Target = [u8]>>(
+        &mut self,
+        parts: &[P],
+        total: usize,
+    ) -> io::Result<usize> {
+        let mut deadline = None;
         let mut done = 0;
-        while done < buf.len() {
+        while done < total {
             if self.tx.is_closed() {
                 break;
             }
-            let n = self.tx.write(&buf[done..]).map_err(invalid)?;
+            let n = self.tx.write_parts(parts, done).map_err(invalid)?;
             if n > 0 {
                 done += n;
                 notify_readable(&self.tx);
-            } else if !wait_writable(&self.tx, self.policy, slice(deadline, &self.alive))
+                continue;
+            }
+            // Only a full ring costs a clock read.
+            let deadline = *deadline.get_or_insert_with(|| self.timeout.map(|t| Instant::now() + t));
+            if !wait_writable(&self.tx, self.policy, slice(deadline, &self.alive))
                 .map_err(invalid)?
             {
                 let dead = !past(deadline) && self.alive.as_ref().is_some_and(|alive| !alive());
@@ -239,13 +252,28 @@ impl Write for ShmWriter {
                 });
             }
         }
-        if done == 0 && !buf.is_empty() {
+        if done == 0 && total > 0 {
             return Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
                 "the shared-memory peer closed the connection",
             ));
         }
         Ok(done)
+    }
+}
+
+impl Write for ShmWriter {
+    /// Writes all of `buf`, in pieces as the peer frees space, so any size streams through a
+    /// ring of any capacity. Fails with `BrokenPipe` once the ring is closed.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.send(&[buf], buf.len())
+    }
+
+    /// As `write`, over all of `bufs`: a frame's head and body are published together, so the
+    /// peer wakes once for the whole frame.
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let total = bufs.iter().map(|b| b.len()).sum();
+        self.send(bufs, total)
     }
 
     /// Nothing to do: every write publishes its bytes before returning.
@@ -269,6 +297,10 @@ impl Read for ShmStream {
 impl Write for ShmStream {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.writer.write(buf)
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.writer.write_vectored(bufs)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -298,6 +330,22 @@ mod tests {
         let mut got = vec![0u8; want.len()];
         b.read_exact(&mut got).unwrap();
         t.join().unwrap();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_vectored_write_larger_than_the_ring_streams_through_in_order() {
+        let (mut a, mut b) = pair(16);
+        let head = 10_000u32.to_le_bytes();
+        let body: Vec<u8> = (0..10_000u32).map(|i| (i * 17 % 253) as u8).collect();
+        let want: Vec<u8> = [&head[..], &body].concat();
+        let t = thread::spawn(move || {
+            let bufs = [io::IoSlice::new(&head), io::IoSlice::new(&body)];
+            a.write_vectored(&bufs).unwrap()
+        });
+        let mut got = vec![0u8; want.len()];
+        b.read_exact(&mut got).unwrap();
+        assert_eq!(t.join().unwrap(), want.len(), "all of it, as `write` does");
         assert_eq!(got, want);
     }
 

@@ -101,3 +101,11 @@ pub(crate) fn spin_hint() {
     #[cfg(not(loom))]
     std::hint::spin_loop();
 }
+
+/// Gives the core to another runnable thread, if there is one. Under loom a loom yield.
+pub(crate) fn yield_now() {
+    #[cfg(loom)]
+    loom::thread::yield_now();
+    #[cfg(not(loom))]
+    std::thread::yield_now();
+}

@@ -8,7 +8,9 @@
 //! and its deadline: a hostile or dead peer can stall its own connection, never hang it forever.
 
 use crate::shm::ring::{Consumer, HeaderRef, Producer, RingError};
-use crate::shm::sync::{AtomicU32, Ordering, Park, fence, futex_wait, futex_wake, spin_hint};
+use crate::shm::sync::{
+    AtomicU32, Ordering, Park, fence, futex_wait, futex_wake, spin_hint, yield_now,
+};
 use std::time::{Duration, Instant};
 
 /// The longest single futex sleep before the waiter re-checks everything itself.
@@ -115,8 +117,26 @@ impl Closer {
     }
 }
 
-fn past(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
+/// Polls of the ring between two clock reads: a clock read costs about as much as a cache line
+/// crossing, so reading it on every poll would delay seeing the peer's bytes; 64 polls take
+/// about a microsecond, far below any deadline or spin budget.
+const POLLS_PER_CLOCK: u32 = 64;
+
+/// How long a wait polls without giving its core away. A peer on another core answers a
+/// request within this (a round trip is well under a microsecond); one that shares this core
+/// cannot answer until this thread yields, which without a yield would take the whole spin or
+/// a scheduler tick.
+const YIELD_AFTER: Duration = Duration::from_micros(5);
+
+/// Up to [`POLLS_PER_CLOCK`] polls of `ready`; true as soon as one says so.
+fn spin(ready: &mut impl FnMut() -> Result<bool, RingError>) -> Result<bool, RingError> {
+    for _ in 0..POLLS_PER_CLOCK {
+        spin_hint();
+        if ready()? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn wait(
@@ -129,33 +149,31 @@ fn wait(
     if ready()? {
         return Ok(true);
     }
-    match policy {
-        WaitPolicy::Busy => loop {
-            spin_hint();
-            if ready()? {
+    let start = Instant::now();
+    // Past this much polling the peer is not answering at once: it may be waiting for this
+    // very core (two ends on one CPU), so each round of polls then gives the core away.
+    let polite = start + YIELD_AFTER;
+    let until = match policy {
+        WaitPolicy::Busy => None,
+        WaitPolicy::Spin(spin_for) => Some(start + spin_for),
+        WaitPolicy::Event => Some(start),
+    };
+    if policy != WaitPolicy::Event {
+        loop {
+            if spin(&mut ready)? {
                 return Ok(true);
             }
-            if past(deadline) {
+            let now = Instant::now();
+            if deadline.is_some_and(|d| now >= d) {
                 return Ok(false);
             }
-        },
-        WaitPolicy::Spin(spin) => {
-            let until = Instant::now() + spin;
-            loop {
-                spin_hint();
-                if ready()? {
-                    return Ok(true);
-                }
-                let now = Instant::now();
-                if deadline.is_some_and(|d| now >= d) {
-                    return Ok(false);
-                }
-                if now >= until {
-                    break;
-                }
+            if until.is_some_and(|u| now >= u) {
+                break;
+            }
+            if now >= polite {
+                yield_now();
             }
         }
-        WaitPolicy::Event => {}
     }
     loop {
         // Announce the sleep, then re-check: the fence orders the announcement before the
