@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,10 +55,22 @@ class Servers:
         return d
 
     def start(self, transport: str, variant: str):
-        args = [str(self.binary), "serve", "--variant", variant, "--threads", "1"]
+        """Starts an engine and returns a client connected to it (see launch)."""
+        return self.launch(transport, variant)()
+
+    def launch(self, transport: str, variant: str, wait: str | None = None, threads: int = 1):
+        """Starts an engine (`hullsweep serve`) and returns a function that opens a new client to
+        it. transport: unix, tcp, tls (loopback TCP, a throwaway certificate from `hullsweep
+        tls-cert`, the client verifying it by its CA) or shm (`--shm NAME`, under a name of this
+        process's own; wait= is the server's `--wait`, busy, spin or event, and the client waits
+        the same way; None = the defaults, spin)."""
+        args = [str(self.binary), "serve", "--variant", variant, "--threads", str(threads)]
         if transport == "unix":
             path = self.tmp / f"engine-{len(self.procs)}.sock"
             args += ["--unix", str(path)]
+        elif transport == "shm":
+            args += ["--shm", f"boundary-{os.getpid()}-{len(self.procs)}"]
+            args += ["--wait", wait] if wait else []
         else:
             args += ["--tcp", "127.0.0.1:0"]
         if transport == "tls":
@@ -70,12 +83,15 @@ class Servers:
             raise RuntimeError(f"engine did not start: {args}")
         where = line.split(" ", 2)[2]
         if transport == "unix":
-            return hc.Client.unix(where)
+            return lambda: hc.Client.unix(where)
+        if transport == "shm":
+            return lambda: hc.Client.shm(where, wait or "spin")
         host, port = where.rsplit(":", 1)
         if transport == "tls":
             self.tls_port = int(port)
-            return hc.Client.tls(host, int(port), cafile=str(self.tls_dir() / "ca.pem"))
-        return hc.Client.tcp(host, int(port))
+            ca = str(self.tls_dir() / "ca.pem")
+            return lambda: hc.Client.tls(host, int(port), cafile=ca)
+        return lambda: hc.Client.tcp(host, int(port))
 
     def stop(self):
         for p in self.procs:

@@ -4,12 +4,38 @@ boundary_study.py measured (matplotlib from reference/requirements-lab.txt)."""
 from __future__ import annotations
 
 import platform
+import re
 import statistics
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from boundary_engine import FEE, ROOT
+
+
+# Sections written by their own scripts (live_boundary.py, granularity.py) sit between markers
+# `<!-- NAME:begin -->` and `<!-- NAME:end -->`; each script rewrites only its own.
+MARKED = re.compile(r"<!-- ([a-z-]+):begin -->.*?<!-- \1:end -->\n?", re.S)
+
+
+def splice_section(report: Path, text: str, name: str) -> None:
+    """Replaces the section between NAME's markers in the report (text includes them), or
+    appends it; the rest of the file is left as it is."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    old = report.read_text() if report.exists() else "# The boundary study: Python → Rust engine\n"
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        new = head + text.rstrip("\n") + rest.split(end, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    report.parent.mkdir(parents=True, exist_ok=True)
+    report.write_text(new)
+
+
+def marked_sections(report: Path) -> list[str]:
+    """The marked sections of an existing report, in order (kept when the study rewrites it)."""
+    return [m.group(0) for m in MARKED.finditer(report.read_text())] if report.exists() else []
 
 
 def us(s: float) -> str:
@@ -210,7 +236,9 @@ def write_report(args, v, started, ref_path, in_repo_ref, unchecked, params, tim
         L.append("")
 
     L.append("![architectures](boundary-architectures.svg)\n")
-    (out / "boundary.md").write_text("\n".join(L) + "\n")
+    # The sections other scripts own stay, to be rewritten in place when the study reruns them.
+    kept = marked_sections(out / "boundary.md")
+    (out / "boundary.md").write_text("\n".join(L) + "\n" + "".join("\n" + k for k in kept))
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     x = np.array([8 * n for n in sizes])

@@ -45,6 +45,8 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--live-bars", type=int, default=3000,
                     help="timed bars per stream size in the live-streams section (0 skips it)")
+    ap.add_argument("--granularity-bars", type=int, default=150_000,
+                    help="bars of the granularity section's job, granularity.py (0 skips it)")
     ap.add_argument("--ref-note", default=None,
                     help="how to describe the numba reference in the report, when not reference/ here")
     args = ap.parse_args()
@@ -321,6 +323,15 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as tmp_s:
             live_boundary.run(args.out, True, [80, 10_000], args.live_bars, 1000, Path(tmp_s))
+    if args.granularity_bars:
+        # The granularity section: one job at four granularities over every transport, gated.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import granularity
+
+        with tempfile.TemporaryDirectory() as tmp_s:
+            status = granularity.run(args.out, True, False, args.granularity_bars, "fastest", Path(tmp_s))
+        if status:
+            raise SystemExit(status)
 
 
 if __name__ == "__main__":

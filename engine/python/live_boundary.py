@@ -5,10 +5,13 @@ in-process `Live::push` and the 1-float echo floor, side by side in one run; wri
     .venv/bin/python engine/python/live_boundary.py            # this section only
     .venv/bin/python engine/python/boundary_study.py           # the whole study, this included
 
+    .venv/bin/python engine/python/live_boundary.py --quick     # a smoke run, to a temporary file
+
 Two interleaved runs: the Rust one (`engine/examples/stream_latency.rs`: in-process `Live::push`,
 the Rust client's push over each transport, the echo floor) and the Python client's (push and
-echo over each transport, to `hullsweep serve`). Each rotates its paths bar by bar, so a shared
-machine's noise falls on all of them alike.
+echo over each transport, to `hullsweep serve`: Unix socket, TCP, TLS, and shared memory under
+each wait policy, `--wait busy`, `spin` and `event`, the client waiting the same way). Each
+rotates its paths bar by bar, so a shared machine's noise falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ import numpy as np
 from hullsweep_rs import client as hc  # pip install ./pyext (scripts/test installs it in .venv)
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSPORTS = ["unix", "tcp", "tls"]
+# As stream_latency.rs's: shared memory under each wait policy, server and client alike.
+TRANSPORTS = ["unix", "tcp", "tls", "shm busy", "shm spin", "shm event"]
 BEGIN, END = "<!-- live-streams:begin -->", "<!-- live-streams:end -->"
 FEE = 0.09
 
@@ -51,7 +55,11 @@ def params_for(n: int) -> np.ndarray:
 
 def start_server(binary: Path, transport: str, tmp: Path):
     args = [str(binary), "serve", "--variant", "reference", "--threads", "1"]
-    args += ["--unix", str(tmp / f"live-{transport}.sock")] if transport == "unix" else ["--tcp", "0"]
+    wait = transport.split(" ")[1] if transport.startswith("shm ") else None
+    if wait:  # a rendezvous socket in /dev/shm under a name of this run's own
+        args += ["--shm", f"live-{os.getpid()}-{wait}", "--wait", wait]
+    else:
+        args += ["--unix", str(tmp / f"live-{transport}.sock")] if transport == "unix" else ["--tcp", "0"]
     tls = tmp / "live-tls"
     if transport == "tls":  # TLS 1.3 on loopback, a certificate made by `hullsweep tls-cert`
         subprocess.run([str(binary), "tls-cert", "--out", str(tls)], check=True, capture_output=True)
@@ -60,6 +68,8 @@ def start_server(binary: Path, transport: str, tmp: Path):
     where = proc.stdout.readline().strip().split(" ", 2)[2]
     if transport == "unix":
         return proc, lambda: hc.Client.unix(where)
+    if wait:
+        return proc, lambda: hc.Client.shm(where, wait)
     host, port = where.rsplit(":", 1)
     if transport == "tls":
         return proc, lambda: hc.Client.tls(host, int(port), cafile=str(tls / "ca.pem"))
@@ -83,8 +93,11 @@ def python_rows(binary: Path, close: np.ndarray, sizes: list[int], bars: int, wa
             for t, (_, connect) in zip(TRANSPORTS, servers):
                 c = connect()
                 paths.append((f"Python push, {t}", "push", c, c.open_stream(params, FEE)))
-            for t, (_, connect) in zip(TRANSPORTS, servers):
-                paths.append((f"Python echo 1 float, {t}", "echo", connect(), None))
+            for at, (t, (_, connect)) in enumerate(zip(TRANSPORTS, servers)):
+                # A busy server end polls a core for as long as a connection is open: as in
+                # stream_latency.rs, `shm busy` echoes on its push's connection.
+                c = paths[at][2] if t == "shm busy" else connect()
+                paths.append((f"Python echo 1 float, {t}", "echo", c, None))
             for at in range(0, warmup, 50):
                 for _, kind, c, sid in paths:
                     c.push(sid, close[at:min(at + 50, warmup)]) if kind == "push" else c.echo(close[at:at + 1])
@@ -175,7 +188,11 @@ def section(m: dict) -> str:
              "within the noise of the load (the load average above, on 2 cores). TLS is TLS 1.3 "
              "over loopback TCP (rustls in the server; the Rust client rustls pinning the "
              "certificate, the Python client the standard library's `ssl` verifying it by its CA): "
-             "its rows against TCP's are the per-bar price of encryption.")
+             "its rows against TCP's are the per-bar price of encryption. Shared memory is "
+             "`hullsweep serve --shm NAME --wait POLICY` with the client waiting the same way "
+             "(`Client::connect_shm`, `Client.shm(NAME, wait=)`); a `busy` end keeps a core polling "
+             "while its connection is open (its push and echo share one connection), so on 2 shared "
+             "cores it also slows the paths measured beside it.")
     L.append(END)
     return "\n".join(L) + "\n"
 
@@ -210,9 +227,16 @@ def main() -> None:
     ap.add_argument("--combos", default="80,10000", help="stream sizes, comma-separated")
     ap.add_argument("--bars", type=int, default=3000, help="timed bars per stream size")
     ap.add_argument("--warmup", type=int, default=1000)
-    ap.add_argument("--out", type=Path, default=ROOT / "reports")
+    ap.add_argument("--out", type=Path, default=None, help="folder of boundary.md (default: reports/)")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--quick", action="store_true",
+                    help="a smoke run: 80 combos, 300 bars after 200 of warm-up; writes to a "
+                         "temporary folder unless --out is given")
     args = ap.parse_args()
+    if args.quick:
+        args.combos, args.bars, args.warmup = "80", 300, 200
+    if args.out is None:
+        args.out = Path(tempfile.mkdtemp(prefix="live-boundary-")) if args.quick else ROOT / "reports"
     sizes = [int(x) for x in re.split(r"[,\s]+", args.combos.strip()) if x]
     with tempfile.TemporaryDirectory() as tmp:
         run(args.out, args.no_build, sizes, args.bars, args.warmup, Path(tmp))
