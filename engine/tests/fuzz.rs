@@ -1,5 +1,7 @@
 //! A structure-aware mutation fuzzer for the frame reader, request parser and dispatcher, run on
-//! the stable toolchain as an ordinary test: `HULLSWEEP_FUZZ_SECS` (default 2), `HULLSWEEP_FUZZ_SEED`.
+//! the stable toolchain as an ordinary test: `HULLSWEEP_FUZZ_SECS` (default 2, per test),
+//! `HULLSWEEP_FUZZ_SEED`. Served in-process (`fuzz_frames`), and by a running server over a
+//! Unix socket, then shared memory (`fuzz_frames_over_transports`), one connection per case.
 
 // Each case is a byte stream of a few well-formed requests (every opcode, good and bad values),
 // mutated (bit flips, truncation, insertion, splices, length words set to edge values) and served
@@ -10,13 +12,19 @@
 // The buffer-growth path: some cases carry a large echo (up to 800 KB, past the first growth
 // step and past the in-flight budget), and half the streams arrive in pieces of random size, so
 // frames grow across many partial reads. Unmutated echoes must come back byte for byte, and the
-// budget must be whole again after every connection.
+// budget must be whole again after every connection. Over a transport the case's bytes are
+// written in pieces of random size by a thread of their own, then the writing half is closed
+// (the end of the stream), while this thread reads every reply until the server closes.
 
+mod common;
+
+use common::{Running, Transport};
 use hullsweep_engine::protocol::{self, ERROR_BIT};
 use hullsweep_engine::server::{Shared, serve_connection};
 use hullsweep_engine::{Config, protocol::parse_request};
 use hullsweep_kernel::Combo;
 use hullsweep_variants::{Threads, Variant};
+use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 const MAX_FRAME: u32 = 1 << 20;
@@ -219,7 +227,10 @@ fn frames(mut out: &[u8]) -> Vec<Result<&[u8], &str>> {
     v
 }
 
-fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
+/// Serves one case's bytes as one connection; returns everything the server wrote.
+type Serve<'a> = dyn FnMut(&[u8], &mut fastrand::Rng) -> Vec<u8> + 'a;
+
+fn one_case(rng: &mut fastrand::Rng, shared: &Shared, serve: &mut Serve<'_>) {
     let mut input = Vec::new();
     let mut expected = Vec::new();
     for _ in 0..rng.usize(1..5) {
@@ -235,14 +246,7 @@ fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
         input = (0..rng.usize(0..64)).map(|_| rng.u8(..)).collect();
         expected.clear();
     }
-    let mut out = Vec::new();
-    if rng.bool() {
-        serve_connection(&input[..], &mut out, shared)
-    } else {
-        let rng = fastrand::Rng::with_seed(rng.u64(..));
-        serve_connection(Pieces { data: &input, rng }, &mut out, shared)
-    }
-    .expect("in-memory streams cannot fail");
+    let out = serve(&input, rng);
     assert_eq!(shared.inflight_bytes(), 0, "receive buffers not given back");
     let replies = frames(&out);
     // Every reply answers a request, plus at most one for an unreadable tail.
@@ -288,8 +292,66 @@ fn one_case(rng: &mut fastrand::Rng, shared: &Shared) {
     let _ = parse_request(&input);
 }
 
+/// In-process: the session on in-memory streams, read whole or in pieces of random size.
 #[test]
 fn fuzz_frames() {
+    let shared = Shared::new(config()).unwrap();
+    fuzz("fuzz_frames", &shared, &mut |input, rng| {
+        let mut out = Vec::new();
+        if rng.bool() {
+            serve_connection(input, &mut out, &shared)
+        } else {
+            let rng = fastrand::Rng::with_seed(rng.u64(..));
+            serve_connection(Pieces { data: input, rng }, &mut out, &shared)
+        }
+        .expect("in-memory streams cannot fail");
+        out
+    });
+}
+
+/// Through a running server, each case one connection: `HULLSWEEP_FUZZ_SECS` per transport.
+#[test]
+fn fuzz_frames_over_transports() {
+    for t in Transport::UNIX_AND_SHM {
+        let server = t.start(config());
+        let name = format!("fuzz_frames over {t:?}");
+        fuzz(&name, &server.shared, &mut |input, rng| {
+            exchange(&server, input, rng)
+        });
+    }
+}
+
+/// Writes `input` on a connection to `server` in pieces of random size, then closes the writing
+/// half, and returns every byte the server sent until it closed the connection.
+fn exchange(server: &Running, input: &[u8], rng: &mut fastrand::Rng) -> Vec<u8> {
+    let (mut replies, mut requests) = server.raw().split();
+    let mut pieces = fastrand::Rng::with_seed(rng.u64(..));
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut rest = input;
+            while !rest.is_empty() {
+                let most = [1, 64, 5000, 70_000][pieces.usize(..4)];
+                let (piece, after) = rest.split_at(rest.len().min(pieces.usize(1..=most)));
+                // The server stops reading once a frame cannot be skipped: the rest is unread.
+                if requests.write_all(piece).is_err() {
+                    return;
+                }
+                rest = after;
+            }
+            // Dropping `requests` here closes the writing half: the end of the stream.
+        });
+        let mut out = Vec::new();
+        match replies.read_to_end(&mut out) {
+            Ok(_) => {}
+            // A Unix socket closed with bytes unread reports a reset after the last byte sent.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            Err(e) => panic!("reading the replies: {e}"),
+        }
+        out
+    })
+}
+
+fn fuzz(name: &str, shared: &Shared, serve: &mut Serve<'_>) {
     let secs: f64 = std::env::var("HULLSWEEP_FUZZ_SECS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -297,7 +359,6 @@ fn fuzz_frames() {
     let fixed_seed: Option<u64> = std::env::var("HULLSWEEP_FUZZ_SEED")
         .ok()
         .and_then(|s| s.parse().ok());
-    let shared = Shared::new(config()).unwrap();
     let start = Instant::now();
     let budget = Duration::from_secs_f64(secs);
     let mut base = fixed_seed.unwrap_or_else(|| fastrand::u64(..));
@@ -305,12 +366,12 @@ fn fuzz_frames() {
     loop {
         let seed = base;
         base = base.wrapping_add(1);
-        let outcome = std::panic::catch_unwind(|| {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut rng = fastrand::Rng::with_seed(seed);
-            one_case(&mut rng, &shared)
-        });
+            one_case(&mut rng, shared, serve)
+        }));
         if let Err(e) = outcome {
-            eprintln!("fuzz failure: replay with HULLSWEEP_FUZZ_SEED={seed}");
+            eprintln!("{name} failure: replay with HULLSWEEP_FUZZ_SEED={seed}");
             std::panic::resume_unwind(e);
         }
         cases += 1;
@@ -321,7 +382,7 @@ fn fuzz_frames() {
     // Every connection above ended, so every loaded series was freed.
     assert_eq!(shared.loaded_bytes(), 0);
     eprintln!(
-        "fuzz_frames: {cases} cases in {:.1} s, no failures",
+        "{name}: {cases} cases in {:.1} s, no failures",
         start.elapsed().as_secs_f64()
     );
 }

@@ -2,6 +2,9 @@
 //! Memory follows the bytes received, an honest client is served during the attack, and every
 //! stalled slot is free again once the read timeout has passed. Alone in its binary, so the
 //! process's peak RSS is this server's and this test's only.
+//!
+//! Over a Unix socket, then shared memory, one after the other (never at once: the peak RSS
+//! it checks is the whole process's).
 
 mod common;
 
@@ -44,7 +47,13 @@ fn raise_fd_limit() {
 #[test]
 fn stalled_clients_cost_little_and_give_their_slots_back() {
     raise_fd_limit();
-    let server = Running::unix(Config {
+    for t in Transport::UNIX_AND_SHM {
+        attack(t);
+    }
+}
+
+fn attack(t: Transport) {
+    let server = t.start(Config {
         max_frame: DEFAULT_MAX_FRAME,
         read_timeout: READ_TIMEOUT,
         ..small_config()
@@ -117,9 +126,9 @@ fn stalled_clients_cost_little_and_give_their_slots_back() {
     }
     assert_serves(&mut server.raw());
     eprintln!(
-        "stalled: {STALLED} clients x {SENT} B of a {len} B frame: server buffers {:.1} MiB, \
-         process RSS {rss:.1} MiB (peak {peak:.1} MiB); honest sweep answered in {:.1} ms; \
-         all slots free {:.2} s after the attack (read timeout {} s)",
+        "stalled over {t:?}: {STALLED} clients x {SENT} B of a {len} B frame: server buffers \
+         {:.1} MiB, process RSS {rss:.1} MiB (peak {peak:.1} MiB); honest sweep answered in \
+         {:.1} ms; all slots free {:.2} s after the attack (read timeout {} s)",
         held as f64 / (1 << 20) as f64,
         answered.as_secs_f64() * 1e3,
         recovered.as_secs_f64(),

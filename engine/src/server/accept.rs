@@ -9,7 +9,7 @@ use crate::server::shutdown::ShutdownHandle;
 use crate::server::transport::{Listener, Stream};
 use crate::server::watch::{CLOSED, ConnWatch, IDLE, READING};
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
@@ -88,8 +88,9 @@ struct Conn {
 }
 
 /// Closes every connection stalled mid-frame past the read timeout, or idle past the idle
-/// timeout, with a best-effort error frame saying which. Its thread then sees the stream end
-/// and gives its slot and buffers back.
+/// timeout, with a best-effort error frame saying which (on shared memory the connection's own
+/// thread writes it, see `Stream::time_out`). Its thread then sees the stream end and gives its
+/// slot and buffers back.
 fn reap(live: &Mutex<HashMap<u64, Conn>>, config: &Config) {
     let secs = |d: Duration| d.as_secs_f64();
     for l in live.lock().unwrap_or_else(|p| p.into_inner()).values() {
@@ -119,8 +120,7 @@ fn reap(live: &Mutex<HashMap<u64, Conn>>, config: &Config) {
             _ => continue,
         };
         if l.watch.claim(phase, CLOSED) {
-            l.stream.send_best_effort(&protocol::encode_error(&msg));
-            l.stream.shutdown();
+            l.stream.time_out(&protocol::encode_error(&msg));
         }
     }
 }
@@ -152,7 +152,8 @@ fn spawn_connection(
     // A reply the client does not read fails after the read timeout without progress (the
     // kernel's send timeout), so a client that stops reading gives its slot back too.
     let send_timeout = Some(shared.config.read_timeout);
-    let (reader, writer, keep) = stream.into_halves(send_timeout, &shared.config)?;
+    let (reader, mut writer, keep) = stream.into_halves(send_timeout, &shared.config)?;
+    let farewell = keep.farewell();
     // Until its hello, a connection on a server with a token is mid-frame: the read timeout,
     // counted from the connect, bounds how long a stranger may hold the slot.
     let watch = Arc::new(ConnWatch::new(shared.config.token.is_some()));
@@ -168,7 +169,13 @@ fn spawn_connection(
         .name(format!("hullsweep-conn-{id}"))
         .spawn(move || {
             // A client that vanished mid-reply is that client's problem, not the server's.
-            let _ = serve_watched(reader, writer, &conn_shared, Some(&watch));
+            let _ = serve_watched(reader, &mut writer, &conn_shared, Some(&watch));
+            // Timed out by the accept loop, which could not write the frame itself: the last
+            // bytes, before the writer's drop closes the stream.
+            if let Some(frame) = farewell.as_ref().and_then(|f| f.get()) {
+                let _ = writer.write_all(frame);
+            }
+            drop(writer);
             conn_live
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())

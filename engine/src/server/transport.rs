@@ -4,7 +4,7 @@
 use crate::server::config::{Config, Shared};
 use crate::server::error::{EngineError, io_err};
 use crate::server::session::serve_connection;
-use crate::server::shm_conn::ShmConn;
+use crate::server::shm_conn::{Farewell, ShmConn};
 use crate::server::tls_stream::{self, ServerTls};
 use std::fmt;
 use std::fs;
@@ -173,20 +173,36 @@ pub(super) enum Stream {
 }
 
 impl Stream {
-    /// Sends without blocking (a full send buffer drops the message): the accept loop must
-    /// never wait on one client.
-    pub(super) fn send_best_effort(&self, bytes: &[u8]) {
+    /// Ends a connection the accept loop timed out, with `frame` (the error saying why) as
+    /// its last bytes if that costs the accept loop no wait: sent without blocking on a socket
+    /// (a full send buffer drops it), which is then shut down; handed to the connection's
+    /// thread on shared memory, whose reply ring only that thread writes (see `Farewell`).
+    pub(super) fn time_out(&self, frame: &[u8]) {
         use rustix::net::{SendFlags, send};
+        let flags = SendFlags::DONTWAIT | SendFlags::NOSIGNAL;
         let _ = match self {
-            Stream::Unix(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
-            Stream::Tcp(s) => send(s, bytes, SendFlags::DONTWAIT | SendFlags::NOSIGNAL),
+            Stream::Unix(s) => send(s, frame, flags),
+            Stream::Tcp(s) => send(s, frame, flags),
             Stream::Tls(s) => {
-                s.send_best_effort(bytes);
+                s.send_best_effort(frame);
                 Ok(0)
             }
-            // The reply ring belongs to the connection's thread; the client sees the close.
-            Stream::Shm(_) => Ok(0),
+            Stream::Shm(c) => {
+                // The thread closes the rings after the frame, and the socket goes with it.
+                c.time_out(frame);
+                return;
+            }
         };
+        self.shutdown();
+    }
+
+    /// The frame a connection's thread must write as it ends, if the accept loop times it out:
+    /// shared memory's (a socket's gets it from the accept loop).
+    pub(super) fn farewell(&self) -> Option<Farewell> {
+        match self {
+            Stream::Shm(c) => Some(c.farewell()),
+            _ => None,
+        }
     }
 
     /// True once the peer is known gone: a shared-memory client whose socket hung up (a socket

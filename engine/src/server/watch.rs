@@ -15,7 +15,9 @@ pub(super) const CLOSED: u8 = 3;
 /// accept loop, which closes connections stalled past a timeout (no thread per timer).
 ///
 /// Whoever moves the phase out of `IDLE` or `READING` owns the socket's write side: the thread
-/// to reply, or the accept loop to send the timeout's error frame. So they never interleave.
+/// to reply, or the accept loop to send the timeout's error frame (on shared memory it hands
+/// the frame to the thread, which writes it once its session has ended). So they never
+/// interleave.
 pub(super) struct ConnWatch {
     pub(super) phase: AtomicU8,
     /// [`coarse_nanos`] at the last progress.

@@ -4,8 +4,10 @@
 use crate::protocol;
 use crate::shm::error::ShmError;
 use crate::shm::rendezvous::{Answer, recv_segment, socket_path};
+use crate::shm::ring::HeaderRef;
 use crate::shm::segment::Segment;
 use crate::shm::stream::ShmStream;
+use crate::shm::sync::Ordering;
 use crate::shm::wait::WaitPolicy;
 use std::io::{self, Read};
 use std::os::unix::net::UnixStream;
@@ -49,14 +51,26 @@ pub fn connect(name: &str, policy: WaitPolicy) -> Result<(ShmStream, Arc<UnixStr
     };
     let segment = Segment::open(fd)?;
     let (replies, requests) = segment.client_ends();
+    let rings = [replies.header_ref(), requests.header_ref()];
     let mut stream = ShmStream::new(replies, requests);
     stream.set_policy(policy);
     let socket = Arc::new(socket);
     let watched = Arc::clone(&socket);
     stream.set_liveness(Arc::new(move || {
-        !crate::shm::rendezvous::peer_gone(&watched)
+        !crate::shm::rendezvous::peer_gone(&watched) || closed_cleanly(&rings)
     }));
     Ok((stream, socket))
+}
+
+/// True when the server closed both rings, as it does after its last frame (a timeout's error,
+/// say) and before its socket closes: then it did not die mid-call, the rings themselves tell
+/// the stream the end (after the bytes before it), and the hang-up must not overtake them. A
+/// wait that gave up just before those last bytes came would otherwise report the server gone
+/// and lose them. Asked only after the hang-up is seen, so a close before it is visible.
+fn closed_cleanly(rings: &[HeaderRef; 2]) -> bool {
+    rings
+        .iter()
+        .all(|r| r.header().words.0.closed.load(Ordering::Acquire) != 0)
 }
 
 /// The server's message when it refuses the connection (an error frame on the socket).

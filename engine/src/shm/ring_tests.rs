@@ -38,7 +38,10 @@ fn gathered_parts_arrive_in_order_from_any_skip() {
         let (mut done, mut got) = (skip, Vec::new());
         while done < whole.len() {
             let n = p.write_parts(&refs, done).unwrap();
-            assert!(n > 0 || c.available().unwrap() == 16, "writes while there is room");
+            assert!(
+                n > 0 || c.available().unwrap() == 16,
+                "writes while there is room"
+            );
             done += n;
             let mut buf = [0u8; 7];
             let r = c.read(&mut buf).unwrap();
@@ -49,7 +52,11 @@ fn gathered_parts_arrive_in_order_from_any_skip() {
         got.extend_from_slice(&rest[..r]);
         assert_eq!(got, whole[skip..], "skip {skip}");
     }
-    assert_eq!(p.write_parts(&refs, whole.len()).unwrap(), 0, "nothing left to write");
+    assert_eq!(
+        p.write_parts(&refs, whole.len()).unwrap(),
+        0,
+        "nothing left to write"
+    );
 }
 
 #[test]

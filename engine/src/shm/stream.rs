@@ -186,7 +186,9 @@ impl Read for ShmReader {
                     return Err(timed_out("read", self.timeout.unwrap_or_default()));
                 }
                 if self.alive.as_ref().is_some_and(|alive| !alive()) {
-                    return Err(gone());
+                    // Bytes it published before it went are still ours to read.
+                    let n = self.take(buf)?;
+                    return if n > 0 { Ok(n) } else { Err(gone()) };
                 }
             }
             let n = self.take(buf)?;
@@ -234,7 +236,8 @@ impl ShmWriter {
                 continue;
             }
             // Only a full ring costs a clock read.
-            let deadline = *deadline.get_or_insert_with(|| self.timeout.map(|t| Instant::now() + t));
+            let deadline =
+                *deadline.get_or_insert_with(|| self.timeout.map(|t| Instant::now() + t));
             if !wait_writable(&self.tx, self.policy, slice(deadline, &self.alive))
                 .map_err(invalid)?
             {

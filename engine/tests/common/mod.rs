@@ -1,11 +1,19 @@
-//! Shared test helpers: an in-process server on a temporary socket that is always shut down,
-//! and raw-socket helpers with timeouts so no test can hang.
+//! Shared test helpers: an in-process server on any transport that is always shut down, and
+//! raw connections with timeouts so no test can hang.
 #![allow(dead_code)]
 
+mod raw;
+mod transport;
+
+pub use raw::Raw;
+pub use transport::Transport;
+
 use hullsweep_engine::protocol::{self, OP_SWEEP};
+use hullsweep_engine::shm::WaitPolicy;
 use hullsweep_engine::{Config, Endpoint, Server, ShutdownHandle};
 use hullsweep_kernel::Combo;
 use std::io::{Read, Write};
+use std::net::SocketAddr;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +21,17 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 pub const TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Transport {
+    /// A server on this transport (TCP on loopback), stopped when dropped.
+    pub fn start(self, config: Config) -> Running {
+        match self {
+            Transport::Unix => Running::unix(config),
+            Transport::Tcp => Running::tcp(config),
+            Transport::Shm => Running::shm(config),
+        }
+    }
+}
 
 /// A running server; dropping it stops the server, joins its threads, removes its socket.
 pub struct Running {
@@ -58,6 +77,8 @@ impl Running {
 
     fn start(server: Server, dir: Option<tempfile::TempDir>) -> Running {
         let endpoint = server.endpoint().clone();
+        // Captured with the test's output, so a failure says which transport it was on.
+        eprintln!("--- server on {endpoint}");
         let stop = server.shutdown_handle();
         let shared = server.shared();
         let thread = std::thread::spawn(move || server.run().unwrap());
@@ -77,18 +98,86 @@ impl Running {
         }
     }
 
-    /// A raw stream with read/write timeouts.
-    pub fn raw(&self) -> UnixStream {
-        let s = UnixStream::connect(self.path()).unwrap();
-        s.set_read_timeout(Some(TIMEOUT)).unwrap();
-        s.set_write_timeout(Some(TIMEOUT)).unwrap();
-        s
+    /// The NAME of a shared-memory server.
+    pub fn shm_name(&self) -> &str {
+        match &self.endpoint {
+            Endpoint::Shm(name) => name,
+            _ => panic!("not a shared-memory server"),
+        }
+    }
+
+    /// The socket file clients connect to: the Unix socket, or shared memory's rendezvous.
+    pub fn socket_file(&self) -> PathBuf {
+        match &self.endpoint {
+            Endpoint::Unix(p) => p.clone(),
+            Endpoint::Shm(name) => hullsweep_engine::shm::socket_path(name).unwrap(),
+            Endpoint::Tcp(_) => panic!("a tcp server has no socket file"),
+        }
+    }
+
+    /// The TCP address to connect to: loopback when bound to every address, so test traffic
+    /// never leaves the machine.
+    pub fn tcp_addr(&self) -> SocketAddr {
+        match &self.endpoint {
+            Endpoint::Tcp(a) if a.ip().is_unspecified() => {
+                SocketAddr::from(([127, 0, 0, 1], a.port()))
+            }
+            Endpoint::Tcp(a) => *a,
+            _ => panic!("not a tcp server"),
+        }
+    }
+
+    /// A raw connection with read/write timeouts; panics if the server refuses it.
+    pub fn raw(&self) -> Raw {
+        self.try_raw().unwrap()
+    }
+
+    /// A raw connection with read/write timeouts, or why it could not be made (over shared
+    /// memory a full server's refusal comes here; over a socket it is the first frame read).
+    pub fn try_raw(&self) -> Result<Raw, String> {
+        let t = Some(TIMEOUT);
+        Ok(match &self.endpoint {
+            Endpoint::Unix(p) => {
+                let s = UnixStream::connect(p).map_err(|e| e.to_string())?;
+                s.set_read_timeout(t).unwrap();
+                s.set_write_timeout(t).unwrap();
+                Raw::Unix(s)
+            }
+            Endpoint::Tcp(_) => {
+                let s = std::net::TcpStream::connect(self.tcp_addr()).map_err(|e| e.to_string())?;
+                s.set_read_timeout(t).unwrap();
+                s.set_write_timeout(t).unwrap();
+                Raw::Tcp(s)
+            }
+            Endpoint::Shm(name) => {
+                let (mut s, _socket) = hullsweep_engine::shm::connect(name, WaitPolicy::default())
+                    .map_err(|e| e.to_string())?;
+                s.set_read_timeout(t).unwrap();
+                s.set_write_timeout(t).unwrap();
+                let (reader, writer) = s.split();
+                Raw::Shm {
+                    reader,
+                    writer: Some(writer),
+                }
+            }
+        })
+    }
+
+    /// The message a server at its connection limit answers a new connection with: the first
+    /// frame on a socket, the rendezvous's refusal on shared memory.
+    pub fn refusal(&self) -> String {
+        match self.try_raw() {
+            Ok(mut s) => protocol::read_reply(&mut s, 1 << 20)
+                .unwrap()
+                .expect_err("a connection past the limit was served"),
+            Err(why) => why,
+        }
     }
 
     pub fn client(&self) -> hullsweep_engine::Client {
         let c = match &self.endpoint {
             Endpoint::Unix(p) => hullsweep_engine::Client::connect_unix(p).unwrap(),
-            Endpoint::Tcp(a) => hullsweep_engine::Client::connect_tcp(a).unwrap(),
+            Endpoint::Tcp(_) => hullsweep_engine::Client::connect_tcp(self.tcp_addr()).unwrap(),
             Endpoint::Shm(name) => {
                 hullsweep_engine::Client::connect_shm(name, Default::default()).unwrap()
             }
@@ -116,13 +205,13 @@ impl Drop for Running {
 }
 
 /// Sends `bytes`, reads one reply: `Ok(body)` or `Err(message)` for an error frame.
-pub fn exchange(s: &mut UnixStream, bytes: &[u8]) -> Result<Vec<u8>, String> {
+pub fn exchange(s: &mut (impl Read + Write), bytes: &[u8]) -> Result<Vec<u8>, String> {
     s.write_all(bytes).unwrap();
     protocol::read_reply(s, u32::MAX >> 1).unwrap()
 }
 
 /// True once the server has closed this stream (reads end).
-pub fn closed_by_server(s: &mut UnixStream) -> bool {
+pub fn closed_by_server(s: &mut impl Read) -> bool {
     let mut b = [0u8; 1];
     matches!(s.read(&mut b), Ok(0) | Err(_))
 }
@@ -146,7 +235,7 @@ pub fn good_sweep_frame() -> Vec<u8> {
 }
 
 /// The follow-up request every malformed-frame test makes: must match the kernel exactly.
-pub fn assert_serves(s: &mut UnixStream) {
+pub fn assert_serves(s: &mut (impl Read + Write)) {
     let body = exchange(s, &good_sweep_frame()).expect("good request after a bad one");
     let want = hullsweep_kernel::sweep(&series(1500), &combos(), 0.09).unwrap();
     let (got, _) = protocol::decode_sweep_reply(&body, combos().len(), false).unwrap();
