@@ -208,3 +208,118 @@ def test_a_live_stream_replays_bar_by_bar_as_the_batch_sweep(tmp_path):
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+def test_one_bar_floats_push_as_arrays_do_and_long_replies_come_back_whole(client):
+    """A bar pushed as a float (one packed frame) gives what the same bar pushed as an array
+    gives, events and all; pushes without events return empty, writable arrays of the record
+    dtypes; a reply of more than 64 KiB (read straight into its bytearray over shm) is whole."""
+    x = series(400)
+    x[[10, 11, 250]] = np.nan
+    a, b = client.open_stream(PARAMS, 0.09), client.open_stream(PARAMS, 0.09)
+    quiet = busy = 0
+    for i in range(x.size):
+        bar = float(x[i]) if i % 2 else np.float64(x[i])
+        got, want = client.push(a, bar), client.push(b, x[i:i + 1])
+        assert got[0] == want[0] == i + 1
+        for g, w, dtype in zip(got[1:], want[1:], (hc.CLOSE_DTYPE, hc.OPEN_DTYPE)):
+            assert g.dtype == dtype and g.ndim == 1 and g.flags.writeable
+            assert g.tobytes() == w.tobytes()
+        quiet += got[1].size == got[2].size == 0
+        busy += got[1].size + got[2].size > 0
+    assert quiet and busy
+    with pytest.raises(hc.EngineError, match="bad price -1"):
+        client.push(a, -1.0)
+    pnl, trades = client.close_stream(a)
+    assert np.array_equal(pnl.view(np.int64), client.close_stream(b)[0].view(np.int64))
+    big = series(20_000)
+    back = client.echo(big)
+    assert np.array_equal(back, big) and back.flags.writeable
+
+
+@pytest.fixture
+def shm_server(tmp_path):
+    name = f"pytest-raw-{os.getpid()}-{tmp_path.name}"
+    proc = subprocess.Popen([str(engine_binary()), "serve", "--shm", name, "--variant", "reference"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdout.readline()
+        yield name
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
+
+
+def echo_frame(values):
+    v = np.asarray(values, dtype="<f8")
+    return hc._HEAD.pack(9 + v.nbytes, hc.OP_ECHO, v.size, 0), v
+
+
+def test_shm_call_takes_any_buffers_and_raises_error_frames_as_told(shm_server):
+    import array
+
+    from hullsweep_rs._native import ShmSocket
+
+    s = ShmSocket(shm_server, "busy", hc.EngineError)
+    head, v = echo_frame([1.5, -2.0])
+    for parts in ([head, v], (head, v), [head + v.tobytes()], [bytearray(head), memoryview(v)],
+                  [memoryview(head), array.array("d", [1.5, -2.0])], [head, v[:1], v[1:]]):
+        body = s.call(parts)
+        assert type(body) is bytearray and bytes(body) == v.tobytes()
+    bad_head, bad = echo_frame([1.0])
+    sweep_head = hc._HEAD.pack(9 + 8 + 48, hc.OP_SWEEP, 1, 1)
+    with pytest.raises(hc.EngineError, match="hma_sqrt = 0"):
+        s.call([sweep_head, bad, np.array([[5, 2, 0, 5, 2, 1]], dtype=np.int64)])
+    assert bytes(s.call([head, v])) == v.tobytes()
+    with pytest.raises(TypeError):
+        s.call([head, "not bytes"])
+    s.close()
+    s.close()
+    with pytest.raises(ConnectionError, match="closed"):
+        s.call([head, v])
+    plain = ShmSocket(shm_server)
+    with pytest.raises(RuntimeError, match="hma_sqrt = 0"):
+        plain.call([sweep_head, bad, np.array([[5, 2, 0, 5, 2, 1]], dtype=np.int64)])
+    plain.close()
+
+
+def test_shm_calls_from_many_threads_take_turns_and_close_wakes_a_waiting_one(shm_server):
+    import threading
+
+    with hc.Client.shm(shm_server, wait="spin") as c:
+        wrong = []
+
+        def run(k):
+            for i in range(300):
+                x = np.full(1 + (i + k) % 5, float(k * 1000 + i))
+                if not np.array_equal(c.echo(x), x):
+                    wrong.append((k, i))
+
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not wrong and not any(t.is_alive() for t in threads)
+
+    from hullsweep_rs._native import ShmSocket
+
+    s = ShmSocket(shm_server, "event", hc.EngineError)
+    head, v = echo_frame([1.0])
+    s.sendall(head[:6])  # half a frame: the server waits for the rest, so no reply comes
+    got = []
+
+    def wait_for_reply():
+        try:
+            got.append(s.recv_into(bytearray(4)))
+        except ConnectionError as e:
+            got.append(e)
+
+    t = threading.Thread(target=wait_for_reply)
+    t.start()
+    t.join(timeout=0.3)
+    assert t.is_alive(), "a reply came to half a frame"
+    s.close()
+    t.join(timeout=10)
+    assert not t.is_alive()
+    assert got == [0] or isinstance(got[0], ConnectionError), got

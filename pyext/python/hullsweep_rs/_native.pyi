@@ -1,6 +1,6 @@
 # Type stubs for the compiled half of hullsweep_rs (pyext/src/lib.rs).
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -124,3 +124,26 @@ class Live:
         """bars, certified and recomputed (combo, bar) pairs."""
     def copy(self) -> Live:
         """An independent copy of the state."""
+
+# What ShmSocket writes: bytes, numpy arrays (read in place), or any other buffer (copied).
+_Buffer = bytes | bytearray | memoryview | npt.NDArray[Any]
+
+class ShmSocket:
+    """A shared-memory connection to `hullsweep serve --shm NAME` (what Client.shm uses)."""
+
+    def __init__(self, name: str, wait: str = "spin", error: type[BaseException] | None = None) -> None:
+        """wait: "busy", "spin" (poll 50 µs, then sleep) or "event"; error: what an error frame
+        raises from call() (default RuntimeError), with the server's message."""
+    def call(self, buffers: Sequence[_Buffer]) -> bytearray:
+        """Writes the frame (bytes, numpy arrays or other buffers, read in place), reads the whole
+        reply frame and returns its body; the waiting is done with the GIL released."""
+    def sendmsg(self, buffers: Sequence[_Buffer]) -> int:
+        """Writes every byte of buffers; returns the count."""
+    def sendall(self, data: _Buffer) -> None:
+        """sendmsg of one buffer."""
+    def recv_into(self, buffer: bytearray | memoryview | npt.NDArray[Any]) -> int:
+        """Reads at least one byte (blocking) into a writable buffer; 0 at the end."""
+    def settimeout(self, timeout: float | None) -> None:
+        """Bounds every later read and write (None: wait for ever)."""
+    def close(self) -> None:
+        """Closes the connection; a call waiting in another thread fails with ConnectionError."""

@@ -31,7 +31,9 @@ ERROR_BIT = 0x8000_0000
 _HEAD = struct.Struct("<IBII")  # length word + the 9-byte request header
 _HEAD_ID = struct.Struct("<IBIIQ")  # ... plus a u64 series id (opcodes 3, 4, 6) or stream id (9-11)
 _HEAD_FEE = struct.Struct("<IBIId")  # ... plus the f64 fee of a stream open (opcode 8)
+_PUSH_ONE = struct.Struct("<IBIIQd")  # ... a whole one-bar push frame (opcode 9)
 _EVENTS_HEAD = struct.Struct("<QII")  # push reply: bars after the push, closes, opens
+_F8, _I8 = np.dtype("<f8"), np.dtype("<i8")
 
 #: A push reply's records (engine/PROTOCOL-EXT.md), packed little-endian as they come.
 CLOSE_DTYPE = np.dtype(
@@ -39,6 +41,9 @@ CLOSE_DTYPE = np.dtype(
      ("entry_price", "<f8"), ("exit_price", "<f8"), ("pnl", "<f8")]
 )
 OPEN_DTYPE = np.dtype([("combo", "<u4"), ("side", "i1"), ("bar", "<u8"), ("price", "<f8")])
+# A push without events returns views of these (nothing in them to share or change).
+_NO_CLOSES = np.empty(0, CLOSE_DTYPE)
+_NO_OPENS = np.empty(0, OPEN_DTYPE)
 
 
 class EngineError(Exception):
@@ -50,11 +55,14 @@ class ProtocolError(Exception):
 
 
 def _f64(a) -> np.ndarray:
-    return np.ascontiguousarray(a, dtype="<f8").reshape(-1)
+    # Positional dtype object: numpy parses neither a keyword nor a string (a third of the cost
+    # of a one-float echo otherwise).
+    a = np.ascontiguousarray(a, _F8)
+    return a if a.ndim == 1 else a.reshape(-1)
 
 
 def _params(p) -> np.ndarray:
-    p = np.ascontiguousarray(p, dtype="<i8")
+    p = np.ascontiguousarray(p, _I8)
     if p.size == 0:
         return p.reshape(0, 6)
     if p.ndim != 2 or p.shape[1] != 6:
@@ -143,10 +151,16 @@ class Client:
         """Connects over shared memory to `hullsweep serve --shm NAME` on this machine: every
         method works as over a socket, at a fraction of its cost. The waiting is done in Rust
         (hullsweep_rs's native module) with the GIL released; wait= "spin" (the default: poll
-        50 µs, then sleep), "busy" (poll: lowest latency, a core while waiting) or "event"."""
+        50 µs, then sleep), "busy" (poll: lowest latency, a core while waiting) or "event".
+        Each request is one native call (frame out, whole reply back), so threads sharing the
+        client take turns."""
         from hullsweep_rs._native import ShmSocket
 
-        return cls(sock=ShmSocket(name, wait))
+        c = cls(sock=ShmSocket(name, wait, EngineError))
+        # _call in one native call, under one GIL release: the frame out, the whole reply back,
+        # and an error frame raised as EngineError (also after a failed write), as _call does.
+        c._call = c._sock.call
+        return c
 
     @classmethod
     def spawn_stdio(cls, argv: list[str]) -> "Client":
@@ -155,6 +169,7 @@ class Client:
         return cls(proc=proc)
 
     def close(self) -> None:
+        self.__dict__.pop("_call", None)
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -236,8 +251,8 @@ class Client:
         want = 16 * n + (8 if timed else 0)
         if len(body) != want:
             raise ProtocolError(f"sweep reply of {len(body)} bytes, expected {want}")
-        pnl = np.frombuffer(body, dtype="<f8", count=n)
-        trades = np.frombuffer(body, dtype="<i8", count=n, offset=8 * n)
+        pnl = np.frombuffer(body, _F8, n)
+        trades = np.frombuffer(body, _I8, n, 8 * n)
         if timed:
             (secs,) = struct.unpack_from("<d", body, 16 * n)
             return pnl, trades, secs
@@ -262,7 +277,7 @@ class Client:
         body = self._call([_HEAD.pack(9 + c.nbytes, OP_ECHO, c.size, 0), c])
         if len(body) != c.nbytes:
             raise ProtocolError(f"echo reply of {len(body)} bytes for {c.size} floats")
-        return np.frombuffer(body, dtype="<f8")
+        return np.frombuffer(body, _F8)
 
     def load(self, close) -> int:
         """Opcode 2: keeps the series on this connection; returns its id."""
@@ -307,12 +322,18 @@ class Client:
         (OPEN_DTYPE), each by bar, combos ascending within a bar; at a reversal a combo's close
         comes before its open. A bad price raises EngineError naming its bar in the stream,
         and nothing of the push is applied."""
-        c = _f64(bars)
-        head = _HEAD_ID.pack(17 + c.nbytes, OP_STREAM_PUSH, c.size, 0, stream_id)
-        body = self._call([head, c])
+        if isinstance(bars, float):
+            # One bar, the live case: the whole frame in one pack, no array.
+            body = self._call([_PUSH_ONE.pack(25, OP_STREAM_PUSH, 1, 0, stream_id, bars)])
+        else:
+            c = _f64(bars)
+            head = _HEAD_ID.pack(17 + c.nbytes, OP_STREAM_PUSH, c.size, 0, stream_id)
+            body = self._call([head, c])
         if len(body) < _EVENTS_HEAD.size:
             raise ProtocolError(f"push reply of {len(body)} bytes")
         count, n_closes, n_opens = _EVENTS_HEAD.unpack_from(body)
+        if len(body) == _EVENTS_HEAD.size and not (n_closes or n_opens):
+            return count, _NO_CLOSES.view(), _NO_OPENS.view()
         want = _EVENTS_HEAD.size + n_closes * CLOSE_DTYPE.itemsize + n_opens * OPEN_DTYPE.itemsize
         if len(body) != want:
             raise ProtocolError(f"push reply of {len(body)} bytes, expected {want}")
