@@ -37,6 +37,8 @@ pub mod address;
 #[cfg(not(loom))]
 pub mod client;
 #[cfg(not(loom))]
+pub mod client_connect;
+#[cfg(not(loom))]
 pub mod protocol;
 #[cfg(not(loom))]
 pub mod server;
@@ -48,6 +50,8 @@ pub mod tls;
 pub use address::Address;
 #[cfg(not(loom))]
 pub use client::{Client, ClientError};
+#[cfg(not(loom))]
+pub use client_connect::ConnectOptions;
 #[cfg(not(loom))]
 pub use server::{
     Config, Endpoint, EngineError, Server, ShutdownHandle, Token, default_variant, serve_stdio,

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use hullsweep_data::results;
-use hullsweep_kernel::{Combo, Grid, METRIC_NAMES, Metrics};
+use hullsweep_kernel::{Combo, Grid, METRIC_NAMES, Metrics, SweepResult};
 use hullsweep_variants::{Threads, Variant};
 use std::io::Write;
 use std::path::Path;
@@ -14,12 +14,25 @@ pub struct Request<'a> {
     pub fee: f64,
     pub variant: Variant,
     pub threads: Threads,
+    pub table: Table<'a>,
+}
+
+/// What is written and drawn, however the rows were computed (here, or by an engine for
+/// `sweep --connect --plot`).
+pub struct Table<'a> {
     pub json: bool,
     /// Write every metric column (else only `pnl` and `trades`, as without `--metrics`).
     pub metrics: bool,
     pub out: Option<&'a Path>,
     /// `--plot FILE --metric NAME`.
     pub plot: Option<(&'a Path, &'static str)>,
+}
+
+impl Table<'_> {
+    /// Whether a column beyond `pnl` and `trades` is wanted (written or drawn).
+    pub fn needs_metrics(&self) -> bool {
+        self.metrics || self.plot.is_some_and(|(_, m)| m != "pnl" && m != "trades")
+    }
 }
 
 /// Sweeps (the metrics sweep only when a metric beyond `pnl` and `trades` is wanted, so a plot of
@@ -30,35 +43,16 @@ pub fn run_metrics(
     grid: &Grid,
     req: Request<'_>,
 ) -> anyhow::Result<()> {
-    let plain = |name: &str| name == "pnl" || name == "trades";
-    let need_metrics = req.metrics || req.plot.is_some_and(|(_, m)| !plain(m));
+    let need_metrics = req.table.needs_metrics();
     let start = Instant::now();
     let rows: Vec<Metrics> = if need_metrics {
         req.variant
             .sweep_metrics(close, params, req.fee, req.threads)?
     } else {
-        let r = req.variant.sweep(close, params, req.fee, req.threads)?;
-        (0..r.len())
-            // Only `pnl` and `trades` of these rows are written or drawn.
-            .map(|k| hullsweep_kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0))
-            .collect()
+        plain_rows(&req.variant.sweep(close, params, req.fee, req.threads)?)
     };
     let secs = start.elapsed().as_secs_f64();
-    let names: &[&str] = if req.metrics {
-        &METRIC_NAMES
-    } else {
-        &METRIC_NAMES[..2]
-    };
-    let text = if req.json {
-        results::metrics_json(params, &rows, names)
-    } else {
-        results::metrics_csv(params, &rows, names)
-    };
-    match req.out {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout().write_all(text.as_bytes())?,
-    }
+    write_table(params, &rows, &req.table)?;
     eprintln!(
         "swept {} combos over {} bars with {}{} in {secs:.3} s",
         params.len(),
@@ -66,7 +60,45 @@ pub fn run_metrics(
         req.variant.name(),
         if need_metrics { " (metrics)" } else { "" }
     );
-    if let Some((path, metric)) = req.plot {
+    draw(params, grid, &rows, &req.table)
+}
+
+/// Rows of which only `pnl` and `trades` are meant to be written or drawn.
+pub fn plain_rows(r: &SweepResult) -> Vec<Metrics> {
+    (0..r.len())
+        .map(|k| hullsweep_kernel::Tally::new().finish(r.pnl[k], r.trades[k], 0))
+        .collect()
+}
+
+/// Writes the table to `--out` or standard output: every metric column with `--metrics`, else
+/// `pnl` and `trades`.
+pub fn write_table(params: &[Combo], rows: &[Metrics], table: &Table<'_>) -> anyhow::Result<()> {
+    let names: &[&str] = if table.metrics {
+        &METRIC_NAMES
+    } else {
+        &METRIC_NAMES[..2]
+    };
+    let text = if table.json {
+        results::metrics_json(params, rows, names)
+    } else {
+        results::metrics_csv(params, rows, names)
+    };
+    match table.out {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}
+
+/// Draws `--plot` (when given) and says on stderr where, and which combo is best.
+pub fn draw(
+    params: &[Combo],
+    grid: &Grid,
+    rows: &[Metrics],
+    table: &Table<'_>,
+) -> anyhow::Result<()> {
+    if let Some((path, metric)) = table.plot {
         let values: Vec<f64> = rows
             .iter()
             .map(|m| m.get(metric).expect("a known metric").as_f64())

@@ -59,10 +59,12 @@ pub struct Args {
     #[arg(long)]
     skip_bad: bool,
     /// Run the stream on an engine (`hullsweep serve`) at ADDR: shm:NAME, unix:PATH or
-    /// tcp:HOST:PORT. Same output; each line is still pushed (one round trip) and its events
-    /// written before the next line is read.
+    /// tcp:HOST:PORT (TLS with --tls-ca or --tls-pin). Same output; each line is still pushed
+    /// (one round trip) and its events written before the next line is read.
     #[arg(long, value_name = "ADDR")]
     connect: Option<Address>,
+    #[command(flatten)]
+    remote: super::connect::Remote,
 }
 
 const EXAMPLES: &str = "\
@@ -93,7 +95,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     kernel::check_combos(&args.combo, params.len()).context("--combo")?;
     let (mut local, mut remote) = match &args.connect {
         None => (Some(Live::new(&params, args.fee)?), None),
-        Some(address) => (None, Some(RemoteFeed::open(address, &params, args.fee)?)),
+        Some(address) => {
+            let client = args.remote.connect(address)?;
+            let feed = RemoteFeed::open(client, &params, args.fee)
+                .map_err(|e| args.remote.explain(address, e))?;
+            (None, Some(feed))
+        }
     };
     let feed: &mut dyn Feed = match (&mut local, &mut remote) {
         (Some(live), _) => live,

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 
 mod args;
 mod columns;
+mod connect;
 mod data;
 mod endpoint;
 mod gate;
@@ -15,6 +16,8 @@ mod scale;
 mod serve;
 mod setup;
 mod sweep;
+mod sweep_out;
+mod sweep_remote;
 mod tls_cert;
 mod trades;
 
@@ -49,7 +52,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Data(args) => data::run(args),
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
-        Command::Sweep(args) => sweep::run(args),
+        Command::Sweep(args) => match args.connect.clone() {
+            Some(address) => sweep_remote::run(&args, &address),
+            None => sweep::run(args),
+        },
         Command::Trades(args) => trades::run(args),
         Command::Stream(args) => live::run(args),
         Command::Serve(args) => serve::run(args),

@@ -1,12 +1,11 @@
 //! `hullsweep sweep`: run one variant over a series and a grid or params file, print per-combo results.
 
 use super::args::{Inputs, parse_variant, threads, variant_help};
-use hullsweep_data::{results, write_atomic};
-use hullsweep_kernel::{Combo, SweepResult};
+use super::sweep_out::{Format, write_results};
+use hullsweep_engine::Address;
 use hullsweep_variants::rolling;
 use hullsweep_variants::simd::{Tier, WmaKernel};
 use hullsweep_variants::{Threads, Variant};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -16,54 +15,59 @@ use std::time::Instant;
 /// without --data the built-in default series is used. Combos come from a grid of HMA lengths,
 /// each expanded to six windows as docs/kernel.md derives them, or from an n x 6 int64 .npy file.
 /// A --data file is read and swept in chunks (256 Ki bars, or one Parquet row group), so its
-/// length is limited by the disk, not memory.
+/// length is limited by the disk, not memory (with --connect it is read whole).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
-    input: Inputs,
-    #[arg(long, value_name = "NAME", help = variant_help("Implementation to run"), default_value = "fastest", value_parser = parse_variant)]
-    variant: Variant,
+    pub(super) input: Inputs,
+    #[arg(long, value_name = "NAME", help = format!("{} [default: fastest]", variant_help("Implementation to run")), value_parser = parse_variant)]
+    pub(super) variant: Option<Variant>,
     /// Worker threads for parallel variants (default: all cores).
     #[arg(long, value_name = "N")]
-    threads: Option<usize>,
+    pub(super) threads: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
-    format: Format,
+    pub(super) format: Format,
     /// Write results here instead of standard output.
     #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     /// Also report, on stderr, how much of the sweep the rolling variant's error bound certified
     /// and how many bars fell back to the reference's arithmetic (a high count means adversarial
     /// data: flat runs or ticks where d sits a few ulps from zero). With another variant, a
     /// rolling pass is run for the counts.
     #[arg(long)]
-    stats: bool,
+    pub(super) stats: bool,
     /// Add the metrics columns wins, long_pnl, short_pnl, long_trades, short_trades, best_trade,
     /// worst_trade, max_drawdown, bars_in_market (defined in the repository's docs/kernel.md,
     /// from the same event loop; every variant gives the numba reference's bits).
     #[arg(long, conflicts_with = "stats")]
-    metrics: bool,
+    pub(super) metrics: bool,
     /// Draw the sweep as an SVG: a heatmap over (HMA length, HMA3 length) for a two-axis grid
     /// (--grid3), a line over the length for a one-axis grid; the best combo is marked.
     #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"])]
-    plot: Option<PathBuf>,
+    pub(super) plot: Option<PathBuf>,
     /// The metric --plot draws: pnl, trades or any --metrics column (lowest is best for
     /// max_drawdown, highest for the others).
     #[arg(long, value_name = "NAME", default_value = "pnl", requires = "plot", value_parser = super::args::parse_metric)]
-    metric: &'static str,
+    pub(super) metric: &'static str,
     /// Load the whole --data series into memory and sweep it in one batch (the path before
     /// streaming; `hullsweep lab --scale` compares the two). Same results, more memory.
     #[arg(long)]
     in_memory: bool,
-}
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum Format {
-    Csv,
-    Json,
+    /// Have the engine (`hullsweep serve`) at ADDR sweep: shm:NAME, unix:PATH or tcp:HOST:PORT
+    /// (TLS with --tls-ca or --tls-pin). The output is byte for byte the local command's; the
+    /// series (--data read whole, or the built-in one) goes to the server, whose --variant and
+    /// --threads apply, so this refuses them, --stats, --metrics and a --metric beyond pnl and
+    /// trades. Ctrl-C stops between pushes (a fee other than the server's --fee goes as a live
+    /// stream, in pieces) or once the server's reply is in, and writes nothing.
+    #[arg(long, value_name = "ADDR")]
+    pub(super) connect: Option<Address>,
+    #[command(flatten)]
+    pub(super) remote: super::connect::Remote,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let variant = args.variant.unwrap_or_else(Variant::fastest);
     let grid = args.input.grid();
     let params = args.input.combos()?;
     if args.metrics || args.plot.is_some() {
@@ -75,18 +79,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &grid,
             super::columns::Request {
                 fee: args.input.fee,
-                variant: args.variant,
+                variant,
                 threads: threads(args.threads)?,
-                json: matches!(args.format, Format::Json),
-                metrics: args.metrics,
-                out: args.out.as_deref(),
-                plot: args.plot.as_deref().map(|p| (p, args.metric)),
+                table: table(&args),
             },
         );
     }
     let threads = threads(args.threads)?;
     super::progress::catch_interrupt();
-    let rolling = matches!(args.variant, Variant::Rolling | Variant::RollingRayon);
+    let rolling = matches!(variant, Variant::Rolling | Variant::RollingRayon);
     // A file is swept in chunks (any length, bounded memory); --stats needs the whole series
     // in memory for its rolling pass.
     if let (Some(path), false) = (args.input.data.as_deref(), args.stats || args.in_memory) {
@@ -97,18 +98,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.input.column.as_deref(),
             &params,
             args.input.fee,
-            args.variant,
+            variant,
             threads,
             &bar,
         );
         bar.finish();
         let (result, bars) = swept?;
         let secs = start.elapsed().as_secs_f64();
-        write_results(&args, &params, &result)?;
+        write_results(args.format, args.out.as_deref(), &params, &result)?;
         eprintln!(
             "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks){}",
             params.len(),
-            args.variant.name(),
+            variant.name(),
             super::progress::peak_rss_note()
         );
         return Ok(());
@@ -127,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let start = Instant::now();
     let (result, stats) = if rolling && args.stats {
-        let threads = if args.variant == Variant::Rolling {
+        let threads = if variant == Variant::Rolling {
             Threads::Fixed(1)
         } else {
             threads
@@ -136,8 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (r, Some(s))
     } else {
         (
-            args.variant
-                .sweep(&close, &params, args.input.fee, threads)?,
+            variant.sweep(&close, &params, args.input.fee, threads)?,
             None,
         )
     };
@@ -147,12 +147,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None if args.stats => Some(run_rolling(threads)?.1),
         None => None,
     };
-    write_results(&args, &params, &result)?;
+    write_results(args.format, args.out.as_deref(), &params, &result)?;
     eprintln!(
         "swept {} combos over {} bars with {} in {secs:.3} s{}",
         params.len(),
         close.len(),
-        args.variant.name(),
+        variant.name(),
         super::progress::peak_rss_note()
     );
     if let Some(s) = stats {
@@ -161,17 +161,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints the results, or writes them to `--out` all at once (never a partial file).
-fn write_results(args: &Args, params: &[Combo], result: &SweepResult) -> anyhow::Result<()> {
-    let text = match args.format {
-        Format::Csv => results::sweep_csv(params, result),
-        Format::Json => results::sweep_json(params, result),
-    };
-    match &args.out {
-        Some(path) => write_atomic(path, &super::progress::Bar::new("writing"), |f| {
-            Ok(f.write_all(text.as_bytes())?)
-        }),
-        None => Ok(std::io::stdout().write_all(text.as_bytes())?),
+/// What `--format`, `--metrics`, `--out` and `--plot` ask to be written and drawn.
+pub(super) fn table(args: &Args) -> super::columns::Table<'_> {
+    super::columns::Table {
+        json: matches!(args.format, Format::Json),
+        metrics: args.metrics,
+        out: args.out.as_deref(),
+        plot: args.plot.as_deref().map(|p| (p, args.metric)),
     }
 }
 
