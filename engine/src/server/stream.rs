@@ -42,13 +42,16 @@ struct OpenStream {
     need: u64,
     /// Bytes charged to the loaded budget.
     charged: u64,
+    /// `Live::growths()` when `charged` was last trued up: a push that leaves it unchanged
+    /// allocated no history, so the true-up (a scan of every node) is skipped.
+    growths: u64,
 }
 
 impl OpenStream {
     /// An upper bound on the memory the stream holds once it has seen `bars` bars: what it
     /// held when opened plus its history, a power of two long per node, growing with the bars
     /// up to the longest lookback. The charge follows it before each push; the true-up after
-    /// every call covers `Live` ever holding more.
+    /// every call that grew `Live`'s history covers `Live` ever holding more.
     fn bound(&self, bars: u64) -> u64 {
         let slots = bars
             .saturating_add(1)
@@ -205,6 +208,7 @@ impl<'a> Streams<'a> {
                 slot,
                 need,
                 charged,
+                growths: Live::growths(),
             },
         );
         self.true_up(id);
@@ -285,7 +289,11 @@ impl<'a> Streams<'a> {
         let held = self.events.capacity() * std::mem::size_of::<Event>() + frame.capacity();
         reply.shrink_to(held as u64);
         self.charge = Some(reply);
-        self.true_up(id);
+        let growths = Live::growths();
+        if growths != s.growths {
+            s.growths = growths;
+            self.true_up(id);
+        }
         Ok(frame)
     }
 

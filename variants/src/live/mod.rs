@@ -281,6 +281,14 @@ impl Live {
                     + std::mem::size_of::<Option<Plan>>())
     }
 
+    /// How many times the history of any `Live` in this process has grown so far (a ring or an
+    /// exact-value cache doubled). Read on the thread that pushed, the same value before and
+    /// after a push means the push allocated no history, so [`memory_bytes`](Live::memory_bytes)
+    /// is what it was: a caller that accounts for memory rescans only after a push that moved it.
+    pub fn growths() -> u64 {
+        ring::growths()
+    }
+
     /// Distinct nodes of the shared pipeline: WMAs of close, `2a - b`, `3c - dd - e`, `hma`
     /// and `hma3` (a grid of 10,000 combos has about a hundred of each).
     pub fn nodes(&self) -> [usize; 5] {

@@ -1,6 +1,20 @@
 //! `live`, what is kept of the past: rings indexed by bar in the whole stream, grown only as far
 //! as the longest window needs, so memory follows the windows (and the bars so far), not the stream.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Growths of any ring or cache of any `Live` in this process: counted in their (cold) growth
+/// paths, so that a caller who accounts for a stream's memory rescans it only after a push that
+/// may have grown it (see [`growths`]).
+static GROWTHS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times the history rings and exact-value caches of every `Live` in this process have
+/// grown so far. A push after which it reads the same, on the thread that pushed, allocated no
+/// history: that stream's `memory_bytes` is what it was before.
+pub(super) fn growths() -> u64 {
+    GROWTHS.load(Ordering::Relaxed)
+}
+
 /// The power of two at or above `need` (the largest one for a need past it: a window longer
 /// than any stream only ever holds the bars pushed).
 fn ring_size(need: usize) -> usize {
@@ -48,6 +62,7 @@ impl<T: Copy> Series<T> {
     /// Doubles the ring (up to the power of two at or above `need`), keeping what it holds.
     #[cold]
     fn grow(&mut self) {
+        GROWTHS.fetch_add(1, Ordering::Relaxed);
         let old = self.buf.len();
         let new = (old * 2).min(ring_size(self.need));
         let mut buf = vec![self.fill; new];
@@ -133,6 +148,7 @@ impl Cache {
     /// Grows to hold bars up to `bar` (up to the power of two at or above `need`).
     #[cold]
     fn grow(&mut self, bar: u64) {
+        GROWTHS.fetch_add(1, Ordering::Relaxed);
         let want = usize::try_from(bar + 1).unwrap_or(usize::MAX);
         let new = ring_size(want.max(self.tag.len() * 2).min(self.need));
         let mut next = Cache {

@@ -51,3 +51,33 @@ fn the_real_threshold_matches_and_a_zero_threshold_does_not() {
         "a zero threshold must change some event on flat runs ({stats:?})"
     );
 }
+
+/// Every push that changes `memory_bytes` moves `Live::growths`: flat runs (exact-value caches
+/// grown late, on demand), one-bar and long chunks, several grids.
+#[test]
+fn memory_moves_only_with_growths() {
+    let close = flat_runs();
+    let grids = [
+        hullsweep_kernel::default_params(),
+        vec![[200, 100, 14, 200, 100, 66], [6, 3, 2, 6, 3, 2]],
+    ];
+    for params in grids {
+        let mut live = Live::new(&params, 0.09).unwrap();
+        let mut events = Vec::new();
+        let (mut at, mut k) = (0, 0usize);
+        while at < close.len() {
+            let n = [1, 1, 7, 1, 300, 1, 64][k % 7].min(close.len() - at);
+            let (before, g) = (live.memory_bytes(), Live::growths());
+            live.push_many(&close[at..at + n], &mut events).unwrap();
+            if live.memory_bytes() != before {
+                assert_ne!(
+                    Live::growths(),
+                    g,
+                    "memory moved at bar {at} without a growth"
+                );
+            }
+            at += n;
+            k += 1;
+        }
+    }
+}
