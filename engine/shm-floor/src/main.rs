@@ -1,10 +1,12 @@
-//! hullsweep-shm-floor: the round trip of iceoryx2 request-response and publish-subscribe beside
-//! a bare two-process atomic ping-pong on one shared cache line, measured in the same run.
+//! hullsweep-shm-floor: the round trip of iceoryx2 request-response and publish-subscribe, and
+//! of the engine's own ring pair (`hullsweep_engine::shm`), beside a bare two-process atomic
+//! ping-pong on one shared cache line, measured in the same run.
 
 mod iox;
 mod peer;
 mod poll;
 mod report;
+mod ring;
 mod shm;
 
 use std::process::ExitCode;
@@ -12,16 +14,23 @@ use std::time::Instant;
 
 use poll::Result;
 use report::{Run, Series};
+use ring::Rings;
 use shm::{MAX_PAYLOAD, Shm};
 
 const USAGE: &str = "usage: hullsweep-shm-floor [--rounds R] [--trips N] [--payload BYTES,...]
   --rounds R         rounds, each running every method once in rotated order (default 5)
   --trips N          timed round trips per method per round (default 100000)
-  --payload B,...    payload sizes for the floor ping-pong besides the bare one (default 64,1024)";
+  --payload B,...    payload sizes for the floor ping-pong besides the bare one, and for the
+                     hullsweep ring pair besides its 8-byte one (default 64,1024)";
+
+/// The ring pair's smallest message: one `u64`, as the bare ping-pong's sequence word.
+const RING_BARE: usize = 8;
 
 #[derive(Clone, Copy)]
 enum Method {
     PingPong(usize),
+    /// The engine's ring pair, echoing this many bytes.
+    Ring(usize),
     RequestResponse,
     PublishSubscribe,
 }
@@ -30,6 +39,7 @@ impl Method {
     fn command(self, total: usize) -> String {
         match self {
             Method::PingPong(p) => format!("pp {p} {total}"),
+            Method::Ring(p) => format!("ring {p} {total}"),
             Method::RequestResponse => format!("rr 0 {total}"),
             Method::PublishSubscribe => format!("ps 0 {total}"),
         }
@@ -43,6 +53,10 @@ impl Method {
             ),
             Method::PingPong(p) => (
                 "ping-pong + payload copied each way".into(),
+                format!("{p} B"),
+            ),
+            Method::Ring(p) => (
+                "hullsweep ring pair (`ShmStream`, Busy)".into(),
                 format!("{p} B"),
             ),
             Method::RequestResponse => ("iceoryx2 request-response".into(), "8 B (`u64`)".into()),
@@ -100,14 +114,22 @@ fn parent(args: Args) -> Result<String> {
     let max_payload = args.payloads.last().copied().unwrap_or(0);
     let prefix = format!("hullsweep-shm-floor/{}", std::process::id());
     let (shm, fd) = Shm::create(max_payload)?;
+    let (mut rings, ring_fd) = Rings::create(max_payload.max(RING_BARE))?;
     let iox = iox::Iox::new(&prefix, true)?;
-    let mut child = peer::ChildGuard::spawn(&fd, max_payload, &prefix)?;
-    drop(fd);
+    let mut child = peer::ChildGuard::spawn(&fd, &ring_fd, max_payload, &prefix)?;
+    drop((fd, ring_fd));
     child.expect("ready")?;
     let ports = iox.client_ports()?;
 
     let mut methods = vec![Method::PingPong(0)];
     methods.extend(args.payloads.iter().map(|&p| Method::PingPong(p)));
+    methods.push(Method::Ring(RING_BARE));
+    methods.extend(
+        args.payloads
+            .iter()
+            .filter(|&&p| p != RING_BARE)
+            .map(|&p| Method::Ring(p)),
+    );
     methods.extend([Method::RequestResponse, Method::PublishSubscribe]);
     let mut series: Vec<Series> = methods
         .iter()
@@ -132,6 +154,7 @@ fn parent(args: Args) -> Result<String> {
             child.send(&methods[i].command(warmup + args.trips))?;
             match methods[i] {
                 Method::PingPong(p) => shm.client(p, warmup, args.trips, &mut s.trips)?,
+                Method::Ring(p) => rings.client(p, warmup, args.trips, &mut s.trips)?,
                 Method::RequestResponse => {
                     ports.request_response(warmup, args.trips, &mut s.trips)?
                 }

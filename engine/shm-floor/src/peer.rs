@@ -8,6 +8,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use crate::poll::Result;
+use crate::ring::Rings;
 use crate::shm::Shm;
 
 pub const CHILD_ROLE: &str = "__shm-floor-server";
@@ -22,14 +23,22 @@ pub struct ChildGuard {
 }
 
 impl ChildGuard {
-    /// Re-executes this binary in the server role; it inherits the memfd `fd`.
-    pub fn spawn(fd: &OwnedFd, max_payload: usize, prefix: &str) -> Result<ChildGuard> {
+    /// Re-executes this binary in the server role; it inherits the floor's memfd `fd` and the
+    /// ring pair's segment `ring_fd` (both without `FD_CLOEXEC`).
+    pub fn spawn(
+        fd: &OwnedFd,
+        ring_fd: &OwnedFd,
+        max_payload: usize,
+        prefix: &str,
+    ) -> Result<ChildGuard> {
         let fd_arg = fd.as_raw_fd().to_string();
+        let ring_arg = ring_fd.as_raw_fd().to_string();
         let mut child = Command::new(std::env::current_exe()?)
             .args([
                 CHILD_ROLE,
                 &std::process::id().to_string(),
                 &fd_arg,
+                &ring_arg,
                 &max_payload.to_string(),
                 prefix,
             ])
@@ -91,11 +100,11 @@ impl Drop for ChildGuard {
         let _ = self.child.wait();
     }
 }
-/// The server role: `<parent pid> <memfd> <max payload> <service prefix>`; serves one command
-/// line from stdin at a time and exits at end of input.
+/// The server role: `<parent pid> <memfd> <ring segment fd> <max payload> <service prefix>`;
+/// serves one command line from stdin at a time and exits at end of input.
 pub fn serve(args: &[String]) -> Result<()> {
-    let [ppid, fd, max_payload, prefix] = args else {
-        return Err("child role needs 4 arguments".into());
+    let [ppid, fd, ring_fd, max_payload, prefix] = args else {
+        return Err("child role needs 5 arguments".into());
     };
     rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
     let ppid: i32 = ppid.parse()?;
@@ -103,6 +112,7 @@ pub fn serve(args: &[String]) -> Result<()> {
         return Err("parent already gone".into());
     }
     let shm = Shm::open_inherited(fd.parse()?, max_payload.parse()?)?;
+    let mut rings = Rings::open_inherited(ring_fd.parse()?)?;
     let iox = crate::iox::Iox::new(prefix, false)?;
     let ports = iox.server_ports()?;
     let mut out = std::io::stdout().lock();
@@ -118,6 +128,7 @@ pub fn serve(args: &[String]) -> Result<()> {
         let total: usize = total.parse()?;
         match kind {
             "pp" => shm.server(payload.parse()?, total)?,
+            "ring" => rings.server(payload.parse()?, total)?,
             "rr" => ports.request_response(total)?,
             "ps" => ports.publish_subscribe(total)?,
             _ => return Err(format!("bad command {line:?}").into()),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// A side that waits this long for its peer gives up (the peer died or hangs).
-const STALL: Duration = Duration::from_secs(10);
+pub const STALL: Duration = Duration::from_secs(10);
 
 /// Busy-polls `poll` until it yields a value, failing after `STALL` without one.
 #[inline(always)]

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::process::Command;
 use std::time::Instant;
 
+use crate::poll::STALL;
 use crate::shm::nanos;
 
 /// The timed trips of one method over all rounds, and each round's p50.
@@ -169,6 +170,10 @@ pub fn markdown(series: &[Series], run: &Run) -> String {
         s,
         "- iceoryx2 {} (`ipc::Service`, default config); floor on a memfd mapped `MAP_SHARED` (memmap2)",
         iceoryx2_version()
+    );
+    let _ = writeln!(
+        s,
+        "- hullsweep ring pair: `hullsweep_engine::shm` (`Segment`, a sealed memfd with two SPSC byte rings, each one page or the largest payload rounded up to a power of two) read and written as an `ShmStream` by both sides, `WaitPolicy::Busy`, {STALL:?} read and write timeouts; the server `read_exact`s each message and `write_all`s it back; no session or protocol framing"
     );
     let _ = writeln!(
         s,
