@@ -10,6 +10,7 @@ pub mod csv;
 pub mod datasets;
 pub mod error;
 pub mod live;
+pub mod matrix;
 pub mod npy;
 pub mod parquet;
 pub mod plot;
@@ -24,6 +25,7 @@ pub mod write;
 pub use csv::{CsvLayout, CsvSource, read_close_csv};
 pub use datasets::{Dataset, suite};
 pub use error::DataError;
+pub use matrix::{NpyMatrix, write_f64_matrix_npy};
 pub use npy::{
     NpySource, read_close_npy, read_params_npy, write_f64_npy, write_i64_npy, write_params_npy,
 };

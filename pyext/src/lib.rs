@@ -10,6 +10,7 @@ use pyo3::types::PyDict;
 
 mod arrays;
 mod live;
+mod research;
 mod shm;
 mod trades;
 
@@ -301,6 +302,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(trades::trades, m)?)?;
+    m.add_function(wrap_pyfunction!(research::pbo, m)?)?;
     m.add_class::<PySweeper>()?;
     m.add_class::<live::PyLive>()?;
     m.add_class::<shm::PyShmSocket>()?;

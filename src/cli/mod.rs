@@ -10,6 +10,7 @@ mod endpoint;
 mod gate;
 mod lab;
 mod live;
+mod pbo;
 mod progress;
 mod remote;
 mod scale;
@@ -41,6 +42,7 @@ enum Command {
     Trades(trades::Args),
     Stream(live::Args),
     Gate(gate::Args),
+    Pbo(pbo::Args),
     Serve(serve::Args),
     Setup(setup::Args),
     TlsCert(tls_cert::Args),
@@ -52,6 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Data(args) => data::run(args),
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
+        Command::Pbo(args) => pbo::run(args),
         Command::Sweep(args) => match args.connect.clone() {
             Some(address) => sweep_remote::run(&args, &address),
             None => sweep::run(args),

@@ -46,6 +46,19 @@ def trades(
     params as for sweep(), or grid "LO:HI:K" (default "6:200:80"); each combo's trades sum in
     order to sweep()'s pnl bit for bit. ValueError names a combo past the params."""
 
+def pbo(
+    matrix: npt.NDArray[np.float64],
+    folds: int = 16,
+    metric: str = "sharpe",
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """The probability of backtest overfitting by CSCV (docs/research.md) of a bars x combos
+    float64 matrix, C-contiguous and finite: a dict with pbo, logits (float64[splits]),
+    degradation {slope, intercept, r2}, prob_oos_loss, splits, folds, combos, bars, metric, and
+    per split selected (int64), is_perf and oos_perf (float64). The GIL is released while it
+    runs. TypeError for a non-array or a wrong dtype; ValueError for a wrong shape, a strided
+    array, a bad fold count, metric or thread count, or a non-finite value (row and column)."""
+
 def validate_close(close: npt.NDArray[np.float64]) -> None:
     """Checks a series as sweep() would: TypeError for a non-array or a wrong dtype, ValueError
     for a wrong shape, a strided array or the first bad price (named, with its index)."""

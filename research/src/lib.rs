@@ -1,0 +1,31 @@
+//! Research statistics over a `bars x combos` returns matrix: folds with their sufficient
+//! statistics, and CSCV with the probability of backtest overfitting (docs/research.md).
+//!
+//! Everything starts from [`FoldStats`]: per fold and combo, the shifted sum and sum of squares
+//! of the returns, built from rows pushed in any order ([`FoldStatsBuilder`]) or from a whole
+//! matrix. [`cscv`] then ranks the combos in every split of the folds into two halves (Bailey,
+//! Borwein, Lopez de Prado and Zhu, "The probability of backtest overfitting", Journal of
+//! Computational Finance 20(4), 2017) without ever concatenating returns. `reference/pbo_ref.py`
+//! is the same definitions in numpy, and the tests hold this crate to it.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod cscv;
+mod degradation;
+mod error;
+mod folds;
+mod input;
+mod metric;
+mod moments;
+mod splits;
+
+pub use cscv::{Cscv, Split, cscv, pbo};
+pub use degradation::{Degradation, degradation};
+pub use error::ResearchError;
+pub use folds::{
+    FoldStats, FoldStatsBuilder, MAX_FOLDS, binomial, check_fold_count, check_folds, fold_bounds,
+};
+pub use input::{MAX_ABS, check_shape, check_value};
+pub use metric::Metric;
+pub use moments::Moments;
+pub use splits::{folds_of, splits};
