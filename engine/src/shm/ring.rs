@@ -15,7 +15,9 @@
 //!   those cells before the slots are handed back.
 //! - Producer: `head.load(Acquire)` pairs with the consumer's release, so the producer's next
 //!   writes into freed cells happen after the consumer's reads of them (no write-after-read
-//!   race). Nothing stronger is needed for the data: each index has one writer, and each cell
+//!   race). The producer keeps the last head it loaded and reloads it only when a write needs
+//!   more room than that head leaves: an older head is a lower bound (the consumer's head only
+//!   grows), so the cells it leaves free were released by an acquire that already happened. Nothing stronger is needed for the data: each index has one writer, and each cell
 //!   is owned by exactly one side at a time, handed over by these release/acquire pairs.
 //!
 //! The sleep/wake protocol (`wait.rs`) adds `SeqCst` fences: a waiter stores its `*_waiting`
@@ -205,6 +207,9 @@ pub struct Producer {
     ring: RingRef,
     /// Bytes written so far: authoritative, only ever stored to the header.
     tail: u64,
+    /// The consumer's head as last loaded (and checked): a lower bound of the real one, so
+    /// the space it leaves free is free. Reloaded only when a write needs more.
+    head_seen: u64,
 }
 
 /// The reading end of a ring.
@@ -260,12 +265,18 @@ impl Producer {
             // SAFETY: forwarded from this function's contract.
             ring: unsafe { RingRef::new(header, data, cap, owner) },
             tail: 0,
+            head_seen: 0,
         }
     }
 
     /// Free bytes now: reads the consumer's head once and checks it.
     pub fn free(&self) -> Result<u64, RingError> {
         let head = self.ring.header().head.0.load(Ordering::Acquire);
+        self.free_after(head)
+    }
+
+    /// Free bytes if the consumer's head is `head`, which is checked.
+    fn free_after(&self, head: u64) -> Result<u64, RingError> {
         let used = self.tail.wrapping_sub(head);
         if used > self.ring.cap {
             return Err(RingError::Corrupt {
@@ -292,7 +303,19 @@ impl Producer {
         parts: &[P],
         mut skip: usize,
     ) -> Result<usize, RingError> {
-        let free = self.free()? as usize;
+        let want: usize = parts
+            .iter()
+            .map(|p| p.len())
+            .sum::<usize>()
+            .saturating_sub(skip);
+        // The head seen last time often leaves room enough: then the consumer's line is not
+        // touched (its head store need not cross to this core on every write).
+        let mut free = self.free_after(self.head_seen).unwrap_or(0) as usize;
+        if free < want {
+            let head = self.ring.header().head.0.load(Ordering::Acquire);
+            free = self.free_after(head)? as usize;
+            self.head_seen = head;
+        }
         let cap = self.ring.cap as usize;
         let mut tail = self.tail;
         let mut left = free;

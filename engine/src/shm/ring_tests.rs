@@ -86,20 +86,26 @@ fn capacities_must_be_powers_of_two() {
 fn a_forged_peer_index_is_corrupt_not_a_panic() {
     let (mut p, mut c) = ring_pair(16).unwrap();
     p.write(&[9; 10]).unwrap();
-    // The consumer claims to have read past what was written.
-    c.header().head.0.store(11, Ordering::SeqCst);
-    let err = p.write(b"a").unwrap_err();
+    // The consumer claims to have read past what was written. The producer reads the head only
+    // when the one it saw last leaves too little room (6 bytes here), and then checks it.
+    c.header().head.0.store(12, Ordering::SeqCst);
+    assert_eq!(
+        p.write(b"a").unwrap(),
+        1,
+        "room the last head left: not re-read"
+    );
+    let err = p.write(&[7; 6]).unwrap_err();
     assert_eq!(
         err,
         RingError::Corrupt {
             peer_index: "head",
-            peer: 11,
+            peer: 12,
             local_index: "tail",
-            local: 10,
+            local: 11,
             cap: 16
         }
     );
-    assert!(err.to_string().contains("head 11"), "{err}");
+    assert!(err.to_string().contains("head 12"), "{err}");
     assert!(p.free().is_err());
     // The producer claims more bytes than the ring holds, or a tail behind our head.
     for tail in [17, u64::MAX, u64::MAX - 5] {
@@ -144,6 +150,7 @@ fn indices_wrap_past_u64_max() {
     // Start both ends just below the wrap of the 64-bit counters.
     let start = u64::MAX - 20;
     p.tail = start;
+    p.head_seen = start;
     c.head = start;
     p.header().tail.0.store(start, Ordering::SeqCst);
     c.header().head.0.store(start, Ordering::SeqCst);
