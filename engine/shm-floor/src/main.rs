@@ -2,6 +2,7 @@
 //! of the engine's own ring pair (`hullsweep_engine::shm`), beside a bare two-process atomic
 //! ping-pong on one shared cache line, measured in the same run.
 
+mod engine;
 mod iox;
 mod peer;
 mod poll;
@@ -31,6 +32,8 @@ enum Method {
     PingPong(usize),
     /// The engine's ring pair, echoing this many bytes.
     Ring(usize),
+    /// The whole engine: `serve --shm` and the Rust client's one-float echo.
+    Engine,
     RequestResponse,
     PublishSubscribe,
 }
@@ -40,6 +43,7 @@ impl Method {
         match self {
             Method::PingPong(p) => format!("pp {p} {total}"),
             Method::Ring(p) => format!("ring {p} {total}"),
+            Method::Engine => format!("engine 0 {total}"),
             Method::RequestResponse => format!("rr 0 {total}"),
             Method::PublishSubscribe => format!("ps 0 {total}"),
         }
@@ -58,6 +62,10 @@ impl Method {
             Method::Ring(p) => (
                 "hullsweep ring pair (`ShmStream`, Busy)".into(),
                 format!("{p} B"),
+            ),
+            Method::Engine => (
+                "hullsweep engine echo (opcode 1, Rust client)".into(),
+                "1 float (8 B + frame)".into(),
             ),
             Method::RequestResponse => ("iceoryx2 request-response".into(), "8 B (`u64`)".into()),
             Method::PublishSubscribe => (
@@ -120,6 +128,7 @@ fn parent(args: Args) -> Result<String> {
     drop((fd, ring_fd));
     child.expect("ready")?;
     let ports = iox.client_ports()?;
+    let mut engine = engine::EngineClient::connect(&engine::name(std::process::id()))?;
 
     let mut methods = vec![Method::PingPong(0)];
     methods.extend(args.payloads.iter().map(|&p| Method::PingPong(p)));
@@ -130,7 +139,11 @@ fn parent(args: Args) -> Result<String> {
             .filter(|&&p| p != RING_BARE)
             .map(|&p| Method::Ring(p)),
     );
-    methods.extend([Method::RequestResponse, Method::PublishSubscribe]);
+    methods.extend([
+        Method::Engine,
+        Method::RequestResponse,
+        Method::PublishSubscribe,
+    ]);
     let mut series: Vec<Series> = methods
         .iter()
         .map(|m| {
@@ -155,6 +168,7 @@ fn parent(args: Args) -> Result<String> {
             match methods[i] {
                 Method::PingPong(p) => shm.client(p, warmup, args.trips, &mut s.trips)?,
                 Method::Ring(p) => rings.client(p, warmup, args.trips, &mut s.trips)?,
+                Method::Engine => engine.client(warmup, args.trips, &mut s.trips)?,
                 Method::RequestResponse => {
                     ports.request_response(warmup, args.trips, &mut s.trips)?
                 }

@@ -115,6 +115,7 @@ pub fn serve(args: &[String]) -> Result<()> {
     let mut rings = Rings::open_inherited(ring_fd.parse()?)?;
     let iox = crate::iox::Iox::new(prefix, false)?;
     let ports = iox.server_ports()?;
+    let _engine = crate::engine::EngineServer::start(&crate::engine::name(ppid as u32))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "ready")?;
     out.flush()?;
@@ -129,6 +130,8 @@ pub fn serve(args: &[String]) -> Result<()> {
         match kind {
             "pp" => shm.server(payload.parse()?, total)?,
             "ring" => rings.server(payload.parse()?, total)?,
+            // The engine serves on its own thread.
+            "engine" => {}
             "rr" => ports.request_response(total)?,
             "ps" => ports.publish_subscribe(total)?,
             _ => return Err(format!("bad command {line:?}").into()),
