@@ -3,37 +3,15 @@
 //! `hullsweep tls-cert` wrote or by pinning its certificate, and print byte for byte what they
 //! print locally; a wrong CA, a wrong pin, a missing token or a plaintext client fail by name.
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_hullsweep");
+mod common;
+use common::{BIN, Server};
+
 const TOKEN: &str = "a token of more than sixteen bytes";
-
-/// A spawned TLS server on a free loopback port, killed when the test ends.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    /// SIGTERM, so the server removes its socket; SIGKILL if it has not exited within 5 s.
-    fn drop(&mut self) {
-        let pid = rustix::process::Pid::from_child(&self.child);
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `hullsweep tls-cert --out DIR` (names localhost, 127.0.0.1 and ::1).
 fn tls_cert(dir: &Path) -> PathBuf {
@@ -49,24 +27,19 @@ fn tls_cert(dir: &Path) -> PathBuf {
 
 /// `hullsweep serve --tcp 127.0.0.1:0` over TLS with `tls`'s certificate and a token.
 fn serve(tls: &Path, token: &Path) -> Server {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--tcp", "127.0.0.1:0", "--variant", "rolling"])
-        .arg("--tls-cert")
-        .arg(tls.join("cert.pem"))
-        .arg("--tls-key")
-        .arg(tls.join("key.pem"))
-        .arg("--token-file")
-        .arg(token)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line.trim_end().rsplit(':').next().unwrap().parse().unwrap();
-    Server { child, port }
+    let (cert, key) = (tls.join("cert.pem"), tls.join("key.pem"));
+    common::serve(&[
+        "--tcp",
+        "127.0.0.1:0",
+        "--variant",
+        "rolling",
+        "--tls-cert",
+        cert.to_str().unwrap(),
+        "--tls-key",
+        key.to_str().unwrap(),
+        "--token-file",
+        token.to_str().unwrap(),
+    ])
 }
 
 /// `hullsweep COMMAND ARGS` on `input`: exit status, stdout bytes, stderr.
@@ -107,7 +80,7 @@ impl Setup {
     fn connect(&self, host: &str, verify: &[&str]) -> Vec<String> {
         let mut args = vec![
             "--connect".to_string(),
-            format!("tcp:{host}:{}", self.server.port),
+            format!("tcp:{host}:{}", self.server.port()),
             "--token-file".to_string(),
             self.path("token"),
         ];
@@ -172,7 +145,7 @@ fn a_wrong_ca_pin_token_or_plaintext_client_is_refused_by_name() {
     let other_ca = other.join("ca.pem").to_str().unwrap().to_string();
     let other_pin = other.join("cert.pem").to_str().unwrap().to_string();
     let missing = s.path("missing.pem");
-    let port = s.server.port.to_string();
+    let port = s.server.port().to_string();
     let plain = format!("tcp:127.0.0.1:{port}");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (

@@ -4,57 +4,11 @@
 //! after pushes of any size replies the batch sweep bit for bit; bad input is refused by name.
 
 use hullsweep_engine::Client;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_hullsweep");
-
-/// A spawned `hullsweep serve`, killed when the test ends, and the address it listens at.
-struct Server {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Server {
-    /// SIGTERM, so the server removes its socket; SIGKILL if it has not exited within 5 s.
-    fn drop(&mut self) {
-        let pid = rustix::process::Pid::from_child(&self.child);
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `hullsweep serve ARGS` and reads its `listening KIND WHERE` line.
-fn serve(args: &[&str]) -> Server {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let (kind, at) = line
-        .trim_end()
-        .strip_prefix("listening ")
-        .and_then(|rest| rest.split_once(' '))
-        .unwrap_or_else(|| panic!("{line:?}"));
-    let address = format!("{kind}:{at}");
-    Server { child, address }
-}
+mod common;
+use common::{BIN, Server, serve};
 
 fn shm_name(tag: &str) -> String {
     format!("hstest-sweep-{tag}-{}", std::process::id())
