@@ -10,6 +10,7 @@ mod data;
 mod error;
 mod metrics;
 mod reference;
+mod returns;
 mod trades;
 mod types;
 mod validate;
@@ -24,6 +25,7 @@ pub use metrics::{
     sweep_metrics_valid,
 };
 pub use reference::{backtest, hma, hma3, run_combo, sweep, sweep_valid, wma};
+pub use returns::{backtest_returns, run_combo_returns};
 pub use trades::{Event, Trade, backtest_events, check_combos, trades};
 pub use types::{Combo, DEFAULT_FEE_PCT, SweepResult, WINDOW_NAMES, combos_from_flat, window};
 pub use validate::{
