@@ -88,8 +88,8 @@ impl Backtest {
         }
     }
 
-    /// [`Backtest::feed_with`] keeping the metrics: the same quiet-chunk skip (a quiet chunk
-    /// neither opens nor closes a position), every other bar through [`Backtest::step_at`].
+    /// [`Backtest::feed_with`] keeping the metrics: [`feed_stepped`] on a copy (so the state
+    /// lives in registers).
     #[inline(never)]
     fn feed_tracked<D: Fn(usize) -> f64>(
         &mut self,
@@ -98,29 +98,8 @@ impl Backtest {
         d_at: D,
         fee_pct: f64,
     ) {
-        const C: usize = 8;
         let mut s = *self;
-        let full = close.len() / C * C;
-        let mut j0 = 0;
-        while j0 < full {
-            let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
-            let quiet = match s.pos {
-                1 => d.iter().all(|&x| x > 0.0),
-                -1 => d.iter().all(|&x| x < 0.0),
-                _ => false,
-            };
-            if quiet {
-                s.prev = d[C - 1];
-            } else {
-                for (j, (&c, &d)) in close[j0..j0 + C].iter().zip(&d).enumerate() {
-                    s.step_at(at + j0 + j, c, d, fee_pct);
-                }
-            }
-            j0 += C;
-        }
-        for (j, &c) in close.iter().enumerate().skip(full) {
-            s.step_at(at + j, c, d_at(j), fee_pct);
-        }
+        feed_stepped(&mut s, at, close, d_at, fee_pct);
         *self = s;
     }
 
@@ -200,5 +179,79 @@ impl Backtest {
             }
         }
         self.prev = d;
+    }
+}
+
+/// An event loop a pipeline can drive: [`Backtest`] itself, or a wrapper that also watches its
+/// state change ([`crate::returns`]). Pipelines generic over it compile to the same code for
+/// `Backtest` as before.
+pub(crate) trait EventLoop {
+    /// The loop's state.
+    fn state(&self) -> &Backtest;
+    /// The loop's state, to move `prev` on over a quiet chunk.
+    fn state_mut(&mut self) -> &mut Backtest;
+    /// [`Backtest::step_at`].
+    fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64);
+    /// [`Backtest::feed`]: bars in order, bar `j` of the slices bar `at + j` of the series.
+    fn feed(&mut self, at: usize, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+        assert!(
+            hma.len() == close.len() && hma3.len() == close.len(),
+            "one bar each"
+        );
+        feed_stepped(self, at, close, |j| hma[j] - hma3[j], fee_pct);
+    }
+}
+
+impl EventLoop for Backtest {
+    #[inline(always)]
+    fn state(&self) -> &Backtest {
+        self
+    }
+    #[inline(always)]
+    fn state_mut(&mut self) -> &mut Backtest {
+        self
+    }
+    #[inline(always)]
+    fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
+        Backtest::step_at(self, i, c, d, fee_pct);
+    }
+    #[inline(always)]
+    fn feed(&mut self, at: usize, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {
+        Backtest::feed(self, at, close, hma, hma3, fee_pct);
+    }
+}
+
+/// Feeds bars through `l.step_at` with [`Backtest::feed_with`]'s quiet-chunk skip: a chunk of
+/// bars that all keep the open position's sign neither opens nor closes a position, so only
+/// `prev` moves on; every other bar is stepped with its index.
+#[inline(always)]
+fn feed_stepped<L: EventLoop + ?Sized, D: Fn(usize) -> f64>(
+    l: &mut L,
+    at: usize,
+    close: &[f64],
+    d_at: D,
+    fee_pct: f64,
+) {
+    const C: usize = 8;
+    let full = close.len() / C * C;
+    let mut j0 = 0;
+    while j0 < full {
+        let d: [f64; C] = std::array::from_fn(|j| d_at(j0 + j));
+        let quiet = match l.state().pos {
+            1 => d.iter().all(|&x| x > 0.0),
+            -1 => d.iter().all(|&x| x < 0.0),
+            _ => false,
+        };
+        if quiet {
+            l.state_mut().prev = d[C - 1];
+        } else {
+            for (j, (&c, &d)) in close[j0..j0 + C].iter().zip(&d).enumerate() {
+                l.step_at(at + j0 + j, c, d, fee_pct);
+            }
+        }
+        j0 += C;
+    }
+    for (j, &c) in close.iter().enumerate().skip(full) {
+        l.step_at(at + j, c, d_at(j), fee_pct);
     }
 }

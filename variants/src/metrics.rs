@@ -2,10 +2,14 @@
 //! sweep, with the shared event loop (`prealloc::Backtest`) keeping the metric accumulators.
 //!
 //! Opt-in and separate from [`SweepFn`](crate::SweepFn), so the `(pnl, trades)` sweeps run the
-//! plain loop; the gate checks every variant's metrics bit for bit against numba's.
+//! plain loop; the gate checks every variant's metrics bit for bit against numba's. The
+//! pipelines are generic over the event loop, so [`crate::returns`] runs the same ones with a
+//! loop that also records each position change.
 
+use crate::backtest::EventLoop;
 use crate::prealloc::{self, Backtest, Scratch, run_combo_bt};
 use crate::simd::WmaKernel;
+use crate::threads::in_combo_order;
 use crate::{Threads, Variant, checked, rolling, unchecked};
 use hullsweep_kernel::{Combo, KernelError, Metrics, ValidClose, validate_params_and_fee};
 use std::ops::Range;
@@ -39,106 +43,149 @@ impl Variant {
         fee_pct: f64,
         threads: Threads,
     ) -> Result<Vec<Metrics>, KernelError> {
-        (self.metrics_func())(close, params, fee_pct, threads)
+        if self == Variant::Reference {
+            return hullsweep_kernel::sweep_metrics_valid(close, params, fee_pct);
+        }
+        let n = close.bars().len();
+        self.run_loops(
+            close,
+            params,
+            fee_pct,
+            threads,
+            || Backtest::tracking(true),
+            |_, bt| bt.metrics(n),
+        )
     }
 
-    fn metrics_func(self) -> MetricsFn {
-        match self {
-            Variant::Reference => |c, p, f, _| hullsweep_kernel::sweep_metrics_valid(c, p, f),
-            Variant::Checked => |c, p, f, _| own_indicators(c, p, f, checked::indicators),
-            Variant::Unchecked => |c, p, f, _| own_indicators(c, p, f, unchecked::indicators),
-            Variant::Prealloc => |c, p, f, _| pipeline(c, p, f, prealloc::wma_range_into),
-            Variant::Simd => |c, p, f, _| {
+    /// Runs every combo through this variant's pipeline into a fresh loop from `new`, and hands
+    /// each finished loop to `done` with its combo index on the worker that ran it; the results
+    /// come back in combo order.
+    pub(crate) fn run_loops<L, R, N, D>(
+        self,
+        close: ValidClose<'_>,
+        params: &[Combo],
+        fee_pct: f64,
+        threads: Threads,
+        new: N,
+        done: D,
+    ) -> Result<Vec<R>, KernelError>
+    where
+        L: EventLoop,
+        R: Send,
+        N: Fn() -> L + Sync,
+        D: Fn(usize, L) -> R + Sync,
+    {
+        validate_params_and_fee(params, fee_pct)?;
+        let (close, run) = (close.bars(), Run { new, done });
+        Ok(match self {
+            Variant::Reference => run.own_indicators(close, params, fee_pct, reference),
+            Variant::Checked => run.own_indicators(close, params, fee_pct, checked::indicators),
+            Variant::Unchecked => run.own_indicators(close, params, fee_pct, unchecked::indicators),
+            Variant::Prealloc => run.pipeline(close, params, fee_pct, prealloc::wma_range_into),
+            Variant::Simd => {
                 let kernel = WmaKernel::best();
-                pipeline(c, p, f, move |x, w, o, r| kernel.wma_range(x, w, o, r))
-            },
-            Variant::Rayon => rayon,
-            Variant::Rolling => |c, p, f, _| rolling::sweep_metrics(c, p, f, Threads::Fixed(1)),
-            Variant::RollingRayon => rolling::sweep_metrics,
-        }
+                run.pipeline(close, params, fee_pct, move |x, w, o, r| {
+                    kernel.wma_range(x, w, o, r)
+                })
+            }
+            Variant::Rayon => run.rayon(close, params, fee_pct, threads),
+            Variant::Rolling => rolling::run_loops(
+                close,
+                params,
+                fee_pct,
+                Threads::Fixed(1),
+                &run.new,
+                &run.done,
+            ),
+            Variant::RollingRayon => {
+                rolling::run_loops(close, params, fee_pct, threads, &run.new, &run.done)
+            }
+        })
     }
+}
+
+/// The kernel's own indicators (the reference's batch runs its own loop; this is the same loop
+/// stepped bar by bar through an [`EventLoop`]).
+fn reference(close: &[f64], combo: &Combo) -> (Vec<f64>, Vec<f64>) {
+    let [n, half, sqrt, m, half3, third] = combo.map(hullsweep_kernel::window);
+    (
+        hullsweep_kernel::hma(close, n, half, sqrt),
+        hullsweep_kernel::hma3(close, m, half3, third),
+    )
 }
 
 /// A variant's `(hma, hma3)` of one combo.
 type Indicators = fn(&[f64], &Combo) -> (Vec<f64>, Vec<f64>);
 
-/// `checked` and `unchecked`: the variant's own indicators, then the shared loop over every bar.
-fn own_indicators(
-    close: ValidClose<'_>,
-    params: &[Combo],
-    fee_pct: f64,
-    indicators: Indicators,
-) -> Result<Vec<Metrics>, KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
-    let close = close.bars();
-    Ok(params
-        .iter()
-        .map(|combo| {
-            let (h, h3) = indicators(close, combo);
-            let mut bt = Backtest::tracking(true);
-            for (i, ((&c, &h), &h3)) in close.iter().zip(&h).zip(&h3).enumerate() {
-                bt.step_at(i, c, h - h3, fee_pct);
-            }
-            bt.metrics(close.len())
-        })
-        .collect())
+/// What to run each combo into (`new`) and what to keep of it (`done`).
+struct Run<N, D> {
+    new: N,
+    done: D,
 }
 
-/// `prealloc` and `simd`: the tiled pipeline with a tracking loop, one scratch for the sweep.
-fn pipeline<F>(
-    close: ValidClose<'_>,
-    params: &[Combo],
-    fee_pct: f64,
-    wma: F,
-) -> Result<Vec<Metrics>, KernelError>
+impl<L, R, N, D> Run<N, D>
 where
-    F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
+    L: EventLoop,
+    R: Send,
+    N: Fn() -> L + Sync,
+    D: Fn(usize, L) -> R + Sync,
 {
-    validate_params_and_fee(params, fee_pct)?;
-    let close = close.bars();
-    let mut scratch = Scratch::new(close.len());
-    Ok(params
-        .iter()
-        .map(|combo| {
-            let mut bt = Backtest::tracking(true);
-            run_combo_bt(close, combo, fee_pct, scratch.as_mut_slice(), wma, &mut bt);
-            bt.metrics(close.len())
-        })
-        .collect())
-}
-
-/// `rayon`: the SIMD pipeline per worker, combos handed out as [`crate::rayon`] does.
-fn rayon(
-    close: ValidClose<'_>,
-    params: &[Combo],
-    fee_pct: f64,
-    threads: Threads,
-) -> Result<Vec<Metrics>, KernelError> {
-    validate_params_and_fee(params, fee_pct)?;
-    let kernel = WmaKernel::best();
-    let close = close.bars();
-    let wma =
-        move |x: &[f64], w: usize, o: &mut [f64], r: Range<usize>| kernel.wma_range(x, w, o, r);
-    let per_worker = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
-        let mut scratch = Scratch::new(close.len());
-        let mut done = Vec::new();
-        while let Some(k) = next() {
-            let mut bt = Backtest::tracking(true);
-            run_combo_bt(
-                close,
-                &params[k],
-                fee_pct,
-                scratch.as_mut_slice(),
-                wma,
-                &mut bt,
-            );
-            done.push((k, bt.metrics(close.len())));
-        }
-        done
-    });
-    let mut out = vec![Backtest::new().metrics(0); params.len()];
-    for (k, m) in per_worker.into_iter().flatten() {
-        out[k] = m;
+    /// `reference`, `checked` and `unchecked`: the variant's own indicators, then the shared
+    /// loop over every bar.
+    fn own_indicators(
+        &self,
+        close: &[f64],
+        params: &[Combo],
+        fee_pct: f64,
+        indicators: Indicators,
+    ) -> Vec<R> {
+        params
+            .iter()
+            .enumerate()
+            .map(|(k, combo)| {
+                let (h, h3) = indicators(close, combo);
+                let mut bt = (self.new)();
+                for (i, ((&c, &h), &h3)) in close.iter().zip(&h).zip(&h3).enumerate() {
+                    bt.step_at(i, c, h - h3, fee_pct);
+                }
+                (self.done)(k, bt)
+            })
+            .collect()
     }
-    Ok(out)
+
+    /// `prealloc` and `simd`: the tiled pipeline, one scratch for the sweep.
+    fn pipeline<F>(&self, close: &[f64], params: &[Combo], fee_pct: f64, wma: F) -> Vec<R>
+    where
+        F: Fn(&[f64], usize, &mut [f64], Range<usize>) + Copy,
+    {
+        let mut scratch = Scratch::new(close.len());
+        params
+            .iter()
+            .enumerate()
+            .map(|(k, combo)| {
+                let mut bt = (self.new)();
+                run_combo_bt(close, combo, fee_pct, scratch.as_mut_slice(), wma, &mut bt);
+                (self.done)(k, bt)
+            })
+            .collect()
+    }
+
+    /// `rayon`: the SIMD pipeline per worker, combos handed out as [`crate::rayon`] does.
+    fn rayon(&self, close: &[f64], params: &[Combo], fee_pct: f64, threads: Threads) -> Vec<R> {
+        let kernel = WmaKernel::best();
+        let wma =
+            move |x: &[f64], w: usize, o: &mut [f64], r: Range<usize>| kernel.wma_range(x, w, o, r);
+        let per_worker = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
+            let mut scratch = Scratch::new(close.len());
+            let mut done = Vec::new();
+            while let Some(k) = next() {
+                let mut bt = (self.new)();
+                let buf = scratch.as_mut_slice();
+                run_combo_bt(close, &params[k], fee_pct, buf, wma, &mut bt);
+                done.push((k, (self.done)(k, bt)));
+            }
+            done
+        });
+        in_combo_order(params.len(), per_worker)
+    }
 }

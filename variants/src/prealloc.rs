@@ -5,6 +5,7 @@
 //! which plug in their own WMA kernel.
 
 pub use crate::backtest::Backtest;
+use crate::backtest::EventLoop;
 
 use crate::Threads;
 use hullsweep_kernel::{
@@ -141,6 +142,21 @@ pub fn run_combo_from<F>(
 ) where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
+    run_combo_loop(close, combo, fee_pct, buf, wma, from, bt);
+}
+
+/// [`run_combo_from`] into any [`EventLoop`].
+pub(crate) fn run_combo_loop<F, L: EventLoop>(
+    close: &[f64],
+    combo: &Combo,
+    fee_pct: f64,
+    buf: &mut [f64],
+    wma: F,
+    from: usize,
+    bt: &mut L,
+) where
+    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
+{
     let n_bars = close.len();
     let [n, half, sqrt, m, half3, third] = combo.map(window);
     let (a, rest) = buf[..scratch_len(n_bars)].split_at_mut(n_bars);
@@ -196,17 +212,17 @@ pub fn run_combo_from<F>(
 
 /// [`run_combo_from`] from the first bar into a caller's event loop `bt` (a tracking one keeps
 /// the metrics).
-pub(crate) fn run_combo_bt<F>(
+pub(crate) fn run_combo_bt<F, L: EventLoop>(
     close: &[f64],
     combo: &Combo,
     fee_pct: f64,
     buf: &mut [f64],
     wma: F,
-    bt: &mut Backtest,
+    bt: &mut L,
 ) where
     F: Fn(&[f64], usize, &mut [f64], Range<usize>),
 {
-    run_combo_from(close, combo, fee_pct, buf, wma, 0, bt);
+    run_combo_loop(close, combo, fee_pct, buf, wma, 0, bt);
 }
 
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.

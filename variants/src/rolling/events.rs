@@ -7,7 +7,8 @@ use super::lanes::fast_d_on;
 use super::layout::LANES;
 use super::prepare::Prepared;
 use super::scratch::{Scratch, Stats};
-use crate::prealloc::{self, Backtest};
+use crate::backtest::EventLoop;
+use crate::prealloc;
 use crate::simd::{Tier, WmaKernel};
 use std::ops::Range;
 
@@ -54,7 +55,7 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
 /// bar `from` (the bars before it are lookback, see [`SweepFn`](crate::SweepFn)); a tracking
 /// `bt` keeps the metrics.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn run_fast(
+pub(super) fn run_fast<L: EventLoop>(
     prep: &Prepared<'_>,
     plan: &Plan,
     fee_pct: f64,
@@ -63,7 +64,7 @@ pub(super) fn run_fast(
     scratch: &mut Scratch,
     stats: &mut Stats,
     from: usize,
-    bt: &mut Backtest,
+    bt: &mut L,
 ) {
     fast_d_on(tier, prep, plan, scratch, None);
     let close = prep.close;

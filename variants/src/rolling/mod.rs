@@ -37,6 +37,7 @@ mod sweep;
 
 pub use certify::{Plan, UNDERFLOW_TERM};
 pub use layout::LANES;
+pub(crate) use metrics::run_loops;
 pub use metrics::sweep_metrics;
 pub use probe::{FastD, bound_parts, fast_d_with_bound};
 pub use scratch::{Scratch, Stats};
