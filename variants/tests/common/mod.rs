@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod series;
+
 use hullsweep_kernel::{Combo, SweepResult, sweep};
 use hullsweep_variants::simd::{Tier, sweep_with};
 use hullsweep_variants::{Threads, Variant};
