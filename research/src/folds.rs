@@ -63,7 +63,7 @@ pub fn fold_bounds(bars: usize, folds: usize) -> Result<Vec<Range<usize>>, Resea
 /// cleared. Near the data (it is a data value, truncated), so sums of squares about it do not
 /// cancel; short, so that integer-valued returns stay integers after the shift and a run of
 /// zeros sums exactly to `-n * shift` (see [`FoldStats`]).
-fn shift_of(x: f64) -> f64 {
+pub(crate) fn shift_of(x: f64) -> f64 {
     f64::from_bits(x.to_bits() & !((1u64 << 44) - 1))
 }
 
@@ -86,6 +86,25 @@ pub struct FoldStats {
 }
 
 impl FoldStats {
+    /// Assembles checked parts (the sums fold-major).
+    pub(crate) fn from_parts(
+        bars: usize,
+        combos: usize,
+        bounds: Vec<Range<usize>>,
+        shift: Vec<f64>,
+        sum: Vec<f64>,
+        sumsq: Vec<f64>,
+    ) -> FoldStats {
+        FoldStats {
+            bars,
+            combos,
+            bounds,
+            shift,
+            sum,
+            sumsq,
+        }
+    }
+
     /// The statistics of a row-major `bars x combos` matrix (every row one bar, every column
     /// one combo) split into `folds` folds; every shape and value is checked first.
     pub fn from_matrix(
@@ -120,7 +139,7 @@ impl FoldStats {
         self.bounds.len()
     }
 
-    /// Each fold's bars, as [`fold_bounds`].
+    /// Each fold's bars: [`fold_bounds`], or the segments given to [`FoldStats::from_columns`].
     pub fn bounds(&self) -> &[Range<usize>] {
         &self.bounds
     }

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod columns;
 mod cscv;
 mod degradation;
 mod error;
@@ -19,6 +20,7 @@ mod metric;
 mod moments;
 mod splits;
 
+pub use columns::{ColumnSums, check_segments};
 pub use cscv::{Cscv, Split, cscv, pbo};
 pub use degradation::{Degradation, degradation};
 pub use error::ResearchError;
