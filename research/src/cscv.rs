@@ -198,9 +198,49 @@ fn half_metric_n<const H: usize>(
     }
 }
 
+/// The metric of every combo over the union of the segments `segments` (indices into
+/// `stats.bounds()`, ascending; at least one), into `out`: the operations of a CSCV half
+/// ([`half_metric_n`]) in the same order, for any number of segments (walk-forward windows):
+/// n the bars, S and Q added in ascending segment order from the first segment's, then
+/// [`Metric::eval`]. So a window and a CSCV half over the same folds give the same bits.
+pub(crate) fn union_metric(stats: &FoldStats, metric: Metric, segments: &[usize], out: &mut [f64]) {
+    let combos = out.len();
+    let n = segments
+        .iter()
+        .map(|&f| stats.bounds()[f].len())
+        .sum::<usize>() as f64;
+    let shifts = &stats.shifts()[..combos];
+    let (first, rest) = segments.split_first().expect("at least one segment");
+    let (s0, q0) = stats.sums(*first);
+    out.copy_from_slice(&s0[..combos]);
+    let mut q = match metric {
+        Metric::Mean => Vec::new(),
+        Metric::Sharpe => q0[..combos].to_vec(),
+    };
+    // Segment by segment over every combo: each combo's sums see the adds in the same order as
+    // in `half_metric_n`, and the inner loops vectorise.
+    for &f in rest {
+        let (s, sq) = stats.sums(f);
+        out.iter_mut().zip(&s[..combos]).for_each(|(a, b)| *a += b);
+        q.iter_mut().zip(&sq[..combos]).for_each(|(a, b)| *a += b);
+    }
+    match metric {
+        Metric::Mean => {
+            for (o, &c) in out.iter_mut().zip(shifts) {
+                *o = Metric::Mean.eval(n, n * c, *o, 0.0);
+            }
+        }
+        Metric::Sharpe => {
+            for ((o, &c), &q) in out.iter_mut().zip(shifts).zip(&q) {
+                *o = Metric::Sharpe.eval(n, n * c, *o, q);
+            }
+        }
+    }
+}
+
 /// The first index of the largest value (numpy's `argmax` on values without NaN): the maximum
 /// over four lanes (vectorised), then its first position.
-fn argmax(v: &[f64]) -> usize {
+pub(crate) fn argmax(v: &[f64]) -> usize {
     let mut lanes = [f64::NEG_INFINITY; 4];
     let chunks = v.chunks_exact(4);
     let tail = chunks.remainder();

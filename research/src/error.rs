@@ -120,6 +120,81 @@ pub enum ResearchError {
         /// The name given.
         name: String,
     },
+    /// A value that must be finite is NaN or infinite (a Sharpe ratio, a bar return).
+    #[error("{what} at index {index} is {value}: every {what} must be finite")]
+    NotFinite {
+        /// What the value is, in words.
+        what: &'static str,
+        /// Its index in its slice, from 0.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// A value beyond the magnitude a computation can square without overflow.
+    #[error("{what} at index {index} is {value:e}: every {what} must lie within +-{limit:e}")]
+    OutOfRange {
+        /// What the value is, in words.
+        what: &'static str,
+        /// Its index in its slice, from 0.
+        index: usize,
+        /// The value.
+        value: f64,
+        /// The largest magnitude accepted.
+        limit: f64,
+    },
+    /// Fewer than 2 Sharpe ratios: the deflated Sharpe ratio needs a trial variance.
+    #[error(
+        "the deflated Sharpe ratio needs the Sharpe ratios of at least 2 combos (their variance \
+         deflates the best), got {count}"
+    )]
+    TooFewSharpes {
+        /// How many were given.
+        count: usize,
+    },
+    /// Fewer than 2 bar returns of the selected combo.
+    #[error(
+        "the deflated Sharpe ratio needs at least 2 bar returns of the selected combo, got {bars}"
+    )]
+    TooFewReturns {
+        /// How many were given.
+        bars: usize,
+    },
+    /// A walk-forward specification that does not parse or is out of range.
+    #[error("walk-forward {text:?}: {why}")]
+    BadWalkSpec {
+        /// The text given (or the specification, written back).
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// No walk-forward window fits in the bars.
+    #[error(
+        "walk-forward {spec} needs TRAIN + TEST = {need} bars for one window, but there are \
+         {bars} bars"
+    )]
+    NoWindow {
+        /// The specification, as `TRAIN:TEST[:anchored]`.
+        spec: String,
+        /// TRAIN + TEST (saturated at `usize::MAX`).
+        need: usize,
+        /// The bars there are.
+        bars: usize,
+    },
+    /// Fold statistics whose segments are not the ones a walk-forward needs.
+    #[error(
+        "walk-forward {spec} over {bars} bars needs fold statistics over the segments {want}, \
+         but they are over {got}"
+    )]
+    Segments {
+        /// The specification, as `TRAIN:TEST[:anchored]`.
+        spec: String,
+        /// The statistics' bars.
+        bars: usize,
+        /// The segments needed, written out.
+        want: String,
+        /// The statistics' segments, written out.
+        got: String,
+    },
     /// A thread count of 0.
     #[error("threads must be at least 1, got 0")]
     NoThreads,

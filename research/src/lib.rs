@@ -7,22 +7,30 @@
 //! Borwein, Lopez de Prado and Zhu, "The probability of backtest overfitting", Journal of
 //! Computational Finance 20(4), 2017) without ever concatenating returns. `reference/pbo_ref.py`
 //! is the same definitions in numpy, and the tests hold this crate to it.
+//!
+//! Beside CSCV: [`deflated_sharpe`] (the best of N Sharpe ratios deflated for the N trials and
+//! non-normal returns) and [`walk_forward_select`] (the best train combo of each walk-forward
+//! window, from the sums of [`WalkSpec::segments`]); `reference/research_ref.py` is their oracle.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod columns;
 mod cscv;
 mod degradation;
+mod dsr;
 mod error;
 mod folds;
 mod input;
 mod metric;
 mod moments;
+mod normal;
 mod splits;
+mod walk_forward;
 
 pub use columns::{ColumnSums, check_segments};
 pub use cscv::{Cscv, Split, cscv, pbo};
 pub use degradation::{Degradation, degradation};
+pub use dsr::{DeflatedSharpe, deflated_sharpe, select_best};
 pub use error::ResearchError;
 pub use folds::{
     FoldStats, FoldStatsBuilder, MAX_FOLDS, binomial, check_fold_count, check_folds, fold_bounds,
@@ -30,4 +38,6 @@ pub use folds::{
 pub use input::{MAX_ABS, check_shape, check_value};
 pub use metric::Metric;
 pub use moments::Moments;
+pub use normal::{normal_cdf, normal_quantile};
 pub use splits::{folds_of, splits};
+pub use walk_forward::{OosSummary, Selection, WalkSpec, Window, oos_summary, walk_forward_select};
