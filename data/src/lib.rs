@@ -16,7 +16,9 @@ pub mod parquet;
 pub mod plot;
 pub mod progress;
 pub mod read;
+pub mod research_plot;
 pub mod results;
+pub mod returns_npy;
 pub mod source;
 pub mod stream;
 pub mod trade_log;
@@ -32,6 +34,8 @@ pub use npy::{
 pub use parquet::{ParquetSource, ParquetWriter};
 pub use progress::Progress;
 pub use read::{open, read_close, read_valid_close};
+pub use research_plot::{MAX_SCATTER_POINTS, is_oos_scatter, logit_histogram, walk_forward_equity};
+pub use returns_npy::ReturnsWriter;
 pub use source::{CHUNK_BARS, Source, read_all, validate_chunk};
 pub use stream::sweep_file;
 pub use write::{write_atomic, write_gbm};

@@ -41,22 +41,46 @@ fn cell(v: Value) -> String {
     }
 }
 
-/// One row per combo: `combo`, the six windows, then the metrics `names` in order.
-pub fn metrics_csv(params: &[Combo], rows: &[Metrics], names: &[&str]) -> String {
-    let mut s = format!("combo,{},{}\n", WINDOW_NAMES.join(","), names.join(","));
+/// The columns that follow the kernel's metrics with `--metrics`, computed from the bar returns
+/// and the trades (docs/research.md): per combo `[sharpe, win_rate, profit_factor]`, `None`
+/// where undefined (no trades; no losing trade).
+pub const EXTRA_NAMES: [&str; 3] = ["sharpe", "win_rate", "profit_factor"];
+
+/// One row per combo: `combo`, the six windows, the metrics `names` in order, then
+/// [`EXTRA_NAMES`] when `extra` has a row per combo (an undefined value is an empty cell).
+pub fn metrics_csv(
+    params: &[Combo],
+    rows: &[Metrics],
+    names: &[&str],
+    extra: &[[Option<f64>; 3]],
+) -> String {
+    let mut header: Vec<&str> = names.to_vec();
+    if !extra.is_empty() {
+        header.extend(EXTRA_NAMES);
+    }
+    let mut s = format!("combo,{},{}\n", WINDOW_NAMES.join(","), header.join(","));
     for (k, (c, m)) in params.iter().zip(rows).enumerate() {
         let windows: Vec<String> = c.iter().map(i64::to_string).collect();
-        let values: Vec<String> = names
+        let mut values: Vec<String> = names
             .iter()
             .map(|n| cell(m.get(n).expect("a known metric")))
             .collect();
+        if let Some(x) = extra.get(k) {
+            values.extend(x.iter().map(|v| v.map_or(String::new(), |v| v.to_string())));
+        }
         s += &format!("{k},{},{}\n", windows.join(","), values.join(","));
     }
     s
 }
 
-/// The same rows as JSON objects; a NaN (no trades) is `null`, as JSON has no NaN.
-pub fn metrics_json(params: &[Combo], rows: &[Metrics], names: &[&str]) -> String {
+/// The same rows as JSON objects; a NaN (no trades) or an undefined extra is `null`, as JSON
+/// has no NaN.
+pub fn metrics_json(
+    params: &[Combo],
+    rows: &[Metrics],
+    names: &[&str],
+    extra: &[[Option<f64>; 3]],
+) -> String {
     let rows: Vec<serde_json::Value> = params
         .iter()
         .zip(rows)
@@ -73,6 +97,11 @@ pub fn metrics_json(params: &[Combo], rows: &[Metrics], names: &[&str]) -> Strin
                     Value::I64(x) => x.into(),
                 };
                 row.insert((*name).into(), v);
+            }
+            if let Some(x) = extra.get(k) {
+                for (name, v) in EXTRA_NAMES.iter().zip(x) {
+                    row.insert((*name).into(), (*v).into());
+                }
             }
             row.into()
         })
