@@ -12,6 +12,8 @@ use std::time::Instant;
 /// What the user asked of a metrics or plot run.
 pub struct Request<'a> {
     pub fee: f64,
+    /// `--returns FILE`: also write the bars x combos bar returns.
+    pub returns: Option<&'a Path>,
     pub variant: Variant,
     pub threads: Threads,
     pub table: Table<'a>,
@@ -35,31 +37,45 @@ impl Table<'_> {
     }
 }
 
-/// Sweeps (the metrics sweep only when a metric beyond `pnl` and `trades` is wanted, so a plot of
-/// PnL costs what the plain sweep costs), writes the table and draws the plot.
+/// Sweeps (the fold sweep when a metric beyond `pnl` and `trades` or the bar returns are
+/// wanted, so a plot of PnL costs what the plain sweep costs), writes the table and draws the
+/// plot.
 pub fn run_metrics(
     close: &[f64],
     params: &[Combo],
     grid: &Grid,
     req: Request<'_>,
 ) -> anyhow::Result<()> {
-    let need_metrics = req.table.needs_metrics();
-    let start = Instant::now();
-    let rows: Vec<Metrics> = if need_metrics {
-        req.variant
-            .sweep_metrics(close, params, req.fee, req.threads)?
+    let (rows, extra) = if req.table.needs_metrics() || req.returns.is_some() {
+        let swept = super::folds::sweep(
+            close,
+            params,
+            req.fee,
+            req.variant,
+            req.threads,
+            None,
+            req.returns,
+        )?;
+        let c = swept.combos();
+        let rows: Vec<Metrics> = c.iter().map(|c| c.metrics).collect();
+        let extra = c
+            .iter()
+            .map(|c| [Some(c.sharpe), c.win_rate, c.profit_factor])
+            .collect();
+        (rows, extra)
     } else {
-        plain_rows(&req.variant.sweep(close, params, req.fee, req.threads)?)
+        let start = Instant::now();
+        let rows = plain_rows(&req.variant.sweep(close, params, req.fee, req.threads)?);
+        eprintln!(
+            "swept {} combos over {} bars with {} in {:.3} s",
+            params.len(),
+            close.len(),
+            req.variant.name(),
+            start.elapsed().as_secs_f64()
+        );
+        (rows, Vec::new())
     };
-    let secs = start.elapsed().as_secs_f64();
-    write_table(params, &rows, &req.table)?;
-    eprintln!(
-        "swept {} combos over {} bars with {}{} in {secs:.3} s",
-        params.len(),
-        close.len(),
-        req.variant.name(),
-        if need_metrics { " (metrics)" } else { "" }
-    );
+    write_table(params, &rows, &extra, &req.table)?;
     draw(params, grid, &rows, &req.table)
 }
 
@@ -70,18 +86,23 @@ pub fn plain_rows(r: &SweepResult) -> Vec<Metrics> {
         .collect()
 }
 
-/// Writes the table to `--out` or standard output: every metric column with `--metrics`, else
-/// `pnl` and `trades`.
-pub fn write_table(params: &[Combo], rows: &[Metrics], table: &Table<'_>) -> anyhow::Result<()> {
-    let names: &[&str] = if table.metrics {
-        &METRIC_NAMES
+/// Writes the table to `--out` or standard output: every metric column with `--metrics` (and
+/// the `extra` columns, one row per combo, when computed), else `pnl` and `trades`.
+pub fn write_table(
+    params: &[Combo],
+    rows: &[Metrics],
+    extra: &[[Option<f64>; 3]],
+    table: &Table<'_>,
+) -> anyhow::Result<()> {
+    let (names, extra): (&[&str], _) = if table.metrics {
+        (&METRIC_NAMES, extra)
     } else {
-        &METRIC_NAMES[..2]
+        (&METRIC_NAMES[..2], &[][..])
     };
     let text = if table.json {
-        results::metrics_json(params, rows, names)
+        results::metrics_json(params, rows, names, extra)
     } else {
-        results::metrics_csv(params, rows, names)
+        results::metrics_csv(params, rows, names, extra)
     };
     match table.out {
         Some(path) => std::fs::write(path, text)

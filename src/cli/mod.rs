@@ -7,6 +7,7 @@ mod columns;
 mod connect;
 mod data;
 mod endpoint;
+mod folds;
 mod gate;
 mod lab;
 mod live;
@@ -21,6 +22,7 @@ mod sweep_out;
 mod sweep_remote;
 mod tls_cert;
 mod trades;
+mod validate;
 
 /// Sweep an HMA/HMA3 stop-and-reverse strategy over many window combos, exactly and fast.
 ///
@@ -43,6 +45,7 @@ enum Command {
     Stream(live::Args),
     Gate(gate::Args),
     Pbo(pbo::Args),
+    Validate(validate::Args),
     Serve(serve::Args),
     Setup(setup::Args),
     TlsCert(tls_cert::Args),
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Setup(args) => setup::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Pbo(args) => pbo::run(args),
+        Command::Validate(args) => validate::run(args),
         Command::Sweep(args) => match args.connect.clone() {
             Some(address) => sweep_remote::run(&args, &address),
             None => sweep::run(args),

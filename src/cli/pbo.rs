@@ -97,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-fn to_json(r: &Cscv) -> serde_json::Value {
+pub(super) fn to_json(r: &Cscv) -> serde_json::Value {
     let d = r.degradation;
     json!({
         "pbo": r.pbo,
@@ -116,7 +116,7 @@ fn to_json(r: &Cscv) -> serde_json::Value {
 }
 
 /// The text form: the verdict first, then the numbers behind it.
-fn verdict(r: &Cscv) -> String {
+pub(super) fn verdict(r: &Cscv) -> String {
     let splits = r.splits.len();
     let below = r.splits.iter().filter(|s| s.logit <= 0.0).count();
     let pct = |x: f64| format!("{:.0}%", 100.0 * x);

@@ -39,9 +39,22 @@ pub struct Args {
     pub(super) stats: bool,
     /// Add the metrics columns wins, long_pnl, short_pnl, long_trades, short_trades, best_trade,
     /// worst_trade, max_drawdown, bars_in_market (defined in the repository's docs/kernel.md,
-    /// from the same event loop; every variant gives the numba reference's bits).
+    /// from the same event loop; every variant gives the numba reference's bits), then sharpe
+    /// (per-bar mean / std of the bar returns), win_rate (wins / trades) and profit_factor
+    /// (gross profit / gross loss; empty without a losing trade), as docs/research.md defines.
     #[arg(long, conflicts_with = "stats")]
     pub(super) metrics: bool,
+    /// Report each combo per fold instead: S folds of the bars (numpy.array_split; S even), one
+    /// row per (combo, fold) with combo, fold, first_bar, last_bar, bars, pnl (the trades
+    /// exiting in the fold), trades, and the mean, std and sharpe of the fold's bar returns
+    /// (docs/research.md). One pass over the series in memory, every variant.
+    #[arg(long, value_name = "S", conflicts_with_all = ["stats", "metrics", "plot"])]
+    pub(super) folds: Option<usize>,
+    /// Also write every combo's bar returns (marked-to-market PnL change per bar, docs/kernel.md)
+    /// as a bars x combos float64 .npy in C order, filled as combos finish: the input of
+    /// `hullsweep pbo --matrix`. Its size is 8 x bars x combos bytes.
+    #[arg(long, value_name = "FILE.npy", conflicts_with = "stats")]
+    pub(super) returns: Option<PathBuf>,
     /// Draw the sweep as an SVG: a heatmap over (HMA length, HMA3 length) for a two-axis grid
     /// (--grid3), a line over the length for a one-axis grid; the best combo is marked.
     #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"])]
@@ -70,7 +83,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variant = args.variant.unwrap_or_else(Variant::fastest);
     let grid = args.input.grid();
     let params = args.input.combos()?;
-    if args.metrics || args.plot.is_some() {
+    if let Some(folds) = args.folds {
+        let close = args.input.close()?;
+        let swept = super::folds::sweep(
+            &close,
+            &params,
+            args.input.fee,
+            variant,
+            threads(args.threads)?,
+            Some(folds),
+            args.returns.as_deref(),
+        )?;
+        return super::folds::write_folds(args.format, args.out.as_deref(), &swept);
+    }
+    if args.metrics || args.plot.is_some() || args.returns.is_some() {
         // The metrics and the plot take the series in memory (they are not resumable yet).
         let close = args.input.close()?;
         return super::columns::run_metrics(
@@ -79,6 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &grid,
             super::columns::Request {
                 fee: args.input.fee,
+                returns: args.returns.as_deref(),
                 variant,
                 threads: threads(args.threads)?,
                 table: table(&args),

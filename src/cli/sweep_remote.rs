@@ -31,7 +31,7 @@ pub fn run(args: &Args, address: &Address) -> anyhow::Result<()> {
     if args.plot.is_some() {
         // As the local command does for --plot: the pnl and trades columns, then the picture.
         let rows = super::columns::plain_rows(&result);
-        super::columns::write_table(&params, &rows, &table)?;
+        super::columns::write_table(&params, &rows, &[], &table)?;
         super::columns::draw(&params, &args.input.grid(), &rows, &table)?;
     } else {
         write_results(args.format, args.out.as_deref(), &params, &result)?;
@@ -66,6 +66,12 @@ fn refuse_local_only(args: &Args) -> anyhow::Result<()> {
     };
     if args.metrics {
         bail!(no_column("--metrics (the metric columns)"));
+    }
+    if args.folds.is_some() {
+        bail!(no_column("--folds (the per-fold table)"));
+    }
+    if args.returns.is_some() {
+        bail!(no_column("--returns (the bar returns)"));
     }
     if args.plot.is_some() && table(args).needs_metrics() {
         bail!(no_column(&format!("--metric {}", args.metric)));

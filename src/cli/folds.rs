@@ -1,0 +1,130 @@
+//! `hullsweep sweep --folds`, `--returns` and the extra `--metrics` columns: the fold sweep
+//! (hullsweep-validate) run over the series in memory, and its per-(combo, fold) table.
+
+use super::sweep_out::Format;
+use anyhow::Context;
+use hullsweep_data::{ReturnsWriter, write_atomic};
+use hullsweep_kernel::{Combo, ValidClose};
+use hullsweep_validate::{FoldRow, FoldSpec, FoldSweep, fold_sweep};
+use hullsweep_variants::{Threads, Variant};
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// Runs the fold sweep: `folds` folds (or the whole series as one), every combo's bar returns
+/// written to `returns` as they are produced when asked.
+pub fn sweep(
+    close: &[f64],
+    params: &[Combo],
+    fee: f64,
+    variant: Variant,
+    threads: Threads,
+    folds: Option<usize>,
+    returns: Option<&Path>,
+) -> anyhow::Result<FoldSweep> {
+    let valid = ValidClose::new(close)?;
+    let writer = returns
+        .map(|p| ReturnsWriter::create(p, close.len(), params.len()))
+        .transpose()?;
+    let sink = writer
+        .as_ref()
+        .map(|w| move |k: usize, column: &[f64]| w.write_column(k, column));
+    let start = Instant::now();
+    let spec = FoldSpec { folds, walk: None };
+    let swept = fold_sweep(
+        variant,
+        valid,
+        params,
+        fee,
+        threads,
+        spec,
+        sink.as_ref().map(|f| f as _),
+    )?;
+    let secs = start.elapsed().as_secs_f64();
+    if let (Some(w), Some(path)) = (writer, returns) {
+        w.finish()?;
+        eprintln!(
+            "wrote the {} x {} bar returns (float64, C order) to {}",
+            close.len(),
+            params.len(),
+            path.display()
+        );
+    }
+    eprintln!(
+        "swept {} combos over {} bars with {}{} in {secs:.3} s",
+        params.len(),
+        close.len(),
+        variant.name(),
+        folds.map_or(String::new(), |s| format!(" in {s} folds"))
+    );
+    Ok(swept)
+}
+
+/// The per-fold table's columns, in order.
+pub const FOLD_COLUMNS: [&str; 10] = [
+    "combo",
+    "fold",
+    "first_bar",
+    "last_bar",
+    "bars",
+    "pnl",
+    "trades",
+    "mean",
+    "std",
+    "sharpe",
+];
+
+/// One row per (combo, fold), combo-major; floats in the shortest form that parses back to
+/// the same bits.
+pub fn fold_csv(rows: impl Iterator<Item = FoldRow>) -> String {
+    let mut s = FOLD_COLUMNS.join(",") + "\n";
+    for r in rows {
+        s += &format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            r.combo,
+            r.fold,
+            r.first_bar,
+            r.last_bar,
+            r.bars,
+            r.pnl,
+            r.trades,
+            r.mean,
+            r.std,
+            r.sharpe
+        );
+    }
+    s
+}
+
+/// The same rows as a JSON array of objects with the same keys.
+pub fn fold_json(rows: impl Iterator<Item = FoldRow>) -> String {
+    let rows: Vec<serde_json::Value> = rows
+        .map(|r| {
+            serde_json::json!({
+                "combo": r.combo, "fold": r.fold, "first_bar": r.first_bar,
+                "last_bar": r.last_bar, "bars": r.bars, "pnl": r.pnl, "trades": r.trades,
+                "mean": r.mean, "std": r.std, "sharpe": r.sharpe,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).expect("plain values serialise") + "\n"
+}
+
+/// Writes the per-fold table to `out` (all at once) or standard output.
+pub fn write_folds(format: Format, out: Option<&Path>, swept: &FoldSweep) -> anyhow::Result<()> {
+    let text = match format {
+        Format::Csv => fold_csv(swept.rows()),
+        Format::Json => fold_json(swept.rows()),
+    };
+    match out {
+        Some(path) => write_atomic(path, &super::progress::Bar::new("writing"), |f| {
+            Ok(f.write_all(text.as_bytes())?)
+        })
+        .with_context(|| format!("cannot write {}", path.display())),
+        // A reader that stops early (`| head`) is not an error.
+        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => Ok(other?),
+        },
+    }
+}
