@@ -2,19 +2,22 @@
 //! without the GIL; the package's Python half (`python/hullsweep_rs`) re-exports it.
 
 use hullsweep_kernel::{DEFAULT_FEE_PCT, Metrics};
-use hullsweep_variants::{Threads, Variant};
+use hullsweep_variants::Variant;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod arrays;
+mod choices;
 mod live;
 mod research;
 mod shm;
 mod trades;
+mod validation;
 
 use arrays::{close_slice, close_view, combos, numpy_view, params_view};
+use choices::{names, parse_threads, parse_variant};
 
 type Sweep<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<i64>>);
 
@@ -159,10 +162,6 @@ fn grid<'py>(
     flat.into_pyarray(py).reshape([combos.len(), 6])
 }
 
-fn names() -> Vec<&'static str> {
-    Variant::ALL.iter().map(|v| v.name()).collect()
-}
-
 /// The names sweep() accepts for variant, besides "fastest".
 #[pyfunction]
 fn variants() -> Vec<&'static str> {
@@ -179,23 +178,6 @@ fn fastest() -> &'static str {
 /// Bars per piece when a long array is pushed: between pieces the GIL is taken back to call the
 /// progress callback and to let Ctrl-C (KeyboardInterrupt) through.
 const PIECE: usize = 1 << 18;
-
-fn parse_variant(variant: &str) -> PyResult<Variant> {
-    Variant::from_name(variant).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown variant {variant:?}; one of {} or \"fastest\"",
-            names().join(", ")
-        ))
-    })
-}
-
-fn parse_threads(threads: Option<usize>) -> PyResult<Threads> {
-    match threads {
-        None => Ok(Threads::Auto),
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1, got 0")),
-        Some(n) => Ok(Threads::Fixed(n)),
-    }
-}
 
 /// A sweep fed in chunks, for series of any length in bounded memory: push() the series in
 /// order (numpy float64 of any length, an np.memmap, a pyarrow or polars float64 column), then
@@ -303,6 +285,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(trades::trades, m)?)?;
     m.add_function(wrap_pyfunction!(research::pbo, m)?)?;
+    m.add_function(wrap_pyfunction!(validation::validate, m)?)?;
     m.add_class::<PySweeper>()?;
     m.add_class::<live::PyLive>()?;
     m.add_class::<shm::PyShmSocket>()?;

@@ -2,13 +2,13 @@
 //! matrix (docs/research.md), read in place and computed with the GIL released.
 
 use crate::arrays::check_array;
-use hullsweep_research::{Metric, check_shape};
+use hullsweep_research::{Cscv, Metric, check_shape};
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-fn value_error(e: impl ToString) -> PyErr {
+pub(crate) fn value_error(e: impl ToString) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -69,6 +69,11 @@ pub(crate) fn pbo<'py>(
     let r = py
         .detach(|| hullsweep_research::pbo(values, bars, combos, folds, metric, threads))
         .map_err(value_error)?;
+    cscv_dict(py, &r)
+}
+
+/// The keys of `pbo()`: what `validate()` returns too.
+pub(crate) fn cscv_dict<'py>(py: Python<'py>, r: &Cscv) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("pbo", r.pbo)?;
     out.set_item("logits", r.logits().into_pyarray(py))?;

@@ -59,6 +59,23 @@ def pbo(
     runs. TypeError for a non-array or a wrong dtype; ValueError for a wrong shape, a strided
     array, a bad fold count, metric or thread count, or a non-finite value (row and column)."""
 
+def validate(
+    close: npt.NDArray[np.float64],
+    params: npt.NDArray[np.int64],
+    fee_pct: float = 0.09,
+    folds: int = 16,
+    metric: str = "sharpe",
+    walk_forward: str | None = None,
+    variant: str = "fastest",
+    threads: int | None = None,
+) -> dict[str, Any]:
+    """One sweep, then whether its winner is real (docs/research.md): the keys of pbo() from
+    the sweep's own bar returns, deflated_sharpe {combo, sharpe, dsr, sr0, variance, skew, kurt,
+    bars, trials}, walk_forward (None unless walk_forward="TRAIN:TEST[:anchored]"; else
+    {spec, selected, train_metric, test_start, oos_returns, oos_pnl, oos_sharpe, oos_bars}),
+    and per combo sharpe, win_rate, profit_factor (NaN where undefined), pnl, trades. The GIL
+    is released while it runs; ValueError names a bad value."""
+
 def validate_close(close: npt.NDArray[np.float64]) -> None:
     """Checks a series as sweep() would: TypeError for a non-array or a wrong dtype, ValueError
     for a wrong shape, a strided array or the first bad price (named, with its index)."""
