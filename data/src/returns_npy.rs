@@ -80,17 +80,17 @@ impl ReturnsWriter {
         })
     }
 
-    /// Writes combo `k`'s bar returns (one per bar) into its column.
+    /// Writes combo `k`'s bar returns for the bars from `first_bar` on into its column.
     ///
     /// # Panics
-    /// When `k` is not a combo of the matrix or `column` is not one value per bar: the sweep
-    /// that calls this hands it exactly those.
-    pub fn write_column(&self, k: usize, column: &[f64]) {
-        assert!(k < self.combos && column.len() == self.bars);
+    /// When `k` is not a combo of the matrix or the bars run past its end: the sweep that calls
+    /// this hands it exactly its own combos and bars.
+    pub fn write_column(&self, k: usize, first_bar: usize, returns: &[f64]) {
+        assert!(k < self.combos && first_bar + returns.len() <= self.bars);
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let body = &mut map[self.header..];
-        for (t, r) in column.iter().enumerate() {
-            let at = (t * self.combos + k) * 8;
+        for (i, r) in returns.iter().enumerate() {
+            let at = ((first_bar + i) * self.combos + k) * 8;
             body[at..at + 8].copy_from_slice(&r.to_le_bytes());
         }
     }
@@ -118,8 +118,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.npy");
         let w = ReturnsWriter::create(&path, 3, 2).unwrap();
-        w.write_column(1, &[10.0, 11.0, 12.0]);
-        w.write_column(0, &[0.0, -1.0, f64::MIN_POSITIVE]);
+        w.write_column(1, 0, &[10.0, 11.0, 12.0]);
+        w.write_column(0, 1, &[-1.0, f64::MIN_POSITIVE]);
+        w.write_column(0, 0, &[0.0]);
         // Nothing is at the path until finished.
         assert!(!path.exists());
         w.finish().unwrap();

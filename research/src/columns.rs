@@ -72,6 +72,36 @@ impl ColumnSums {
         self.bars += 1;
     }
 
+    /// Adds the next bars' returns in order: the same operations as [`Self::push`] on each,
+    /// with the segment found once per segment rather than once per bar.
+    pub fn push_slice(&mut self, xs: &[f64]) {
+        let Some(&first) = xs.first() else {
+            return;
+        };
+        if self.bars == 0 {
+            self.shift = shift_of(first);
+        }
+        let shift = self.shift;
+        let mut rest = xs;
+        while !rest.is_empty() {
+            while self.ends[self.segment] <= self.bars {
+                self.segment += 1;
+            }
+            let take = (self.ends[self.segment] - self.bars).min(rest.len());
+            let (here, next) = rest.split_at(take);
+            let (mut s, mut q) = (self.sum[self.segment], self.sumsq[self.segment]);
+            for &x in here {
+                let y = x - shift;
+                s += y;
+                q += y * y;
+            }
+            self.sum[self.segment] = s;
+            self.sumsq[self.segment] = q;
+            self.bars += take;
+            rest = next;
+        }
+    }
+
     /// Bars pushed so far.
     pub fn bars(&self) -> usize {
         self.bars

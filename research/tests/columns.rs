@@ -37,6 +37,35 @@ fn columns_give_the_builders_bits() {
                 s
             })
             .collect();
+        // Pushed in uneven slices instead, the same bits.
+        let sliced: Vec<ColumnSums> = cols
+            .iter()
+            .map(|c| {
+                let mut s = ColumnSums::new(&ends);
+                let mut at = 0;
+                for (i, len) in [1usize, 0, 5, 2, 64, 3].iter().cycle().enumerate() {
+                    if at == c.len() || i > 10 * c.len() {
+                        break;
+                    }
+                    let end = (at + len).min(c.len());
+                    s.push_slice(&c[at..end]);
+                    at = end;
+                }
+                assert_eq!(s.bars(), c.len());
+                s
+            })
+            .collect();
+        for (a, b) in sums.iter().zip(&sliced) {
+            assert_eq!(a.shift().to_bits(), b.shift().to_bits());
+            assert_eq!(
+                a.sums().0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                b.sums().0.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                a.sums().1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                b.sums().1.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
         let from_columns = FoldStats::from_columns(bars, bounds, &sums).unwrap();
         let mut builder = FoldStatsBuilder::new(bars, combos, folds).unwrap();
         for t in 0..bars {

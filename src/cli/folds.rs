@@ -28,7 +28,7 @@ pub fn sweep(
         .transpose()?;
     let sink = writer
         .as_ref()
-        .map(|w| move |k: usize, column: &[f64]| w.write_column(k, column));
+        .map(|w| move |k: usize, at: usize, r: &[f64]| w.write_column(k, at, r));
     let start = Instant::now();
     let spec = FoldSpec { folds, walk: None };
     let swept = fold_sweep(

@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .transpose()?;
     let sink = writer
         .as_ref()
-        .map(|w| move |k: usize, column: &[f64]| w.write_column(k, column));
+        .map(|w| move |k: usize, at: usize, r: &[f64]| w.write_column(k, at, r));
     let plan = Plan {
         folds: args.folds,
         metric,

@@ -10,7 +10,7 @@ use hullsweep_kernel::{Combo, Metrics, ValidClose};
 use hullsweep_research::{
     ColumnSums, FoldStats, MAX_ABS, Metric, Moments, ResearchError, WalkSpec, fold_bounds,
 };
-use hullsweep_variants::{ComboRun, Threads, Variant};
+use hullsweep_variants::{ComboRun, ReturnScratch, Threads, Variant};
 use std::ops::Range;
 
 /// What a fold sweep is asked for: the fold count and, for walk-forward, its windows.
@@ -77,8 +77,9 @@ pub struct FoldSweep {
     walk: Option<(Vec<Range<usize>>, Vec<ColumnSums>)>,
 }
 
-/// The sink of every combo's bar returns, called on the worker that ran it: `(combo, returns)`.
-pub type ColumnSink<'a> = &'a (dyn Fn(usize, &[f64]) + Sync);
+/// The sink of every combo's bar returns, called on the worker that ran it, a block of bars at a
+/// time in bar order: `(combo, first_bar, returns)`.
+pub type ColumnSink<'a> = &'a (dyn Fn(usize, usize, &[f64]) + Sync);
 
 /// Runs `variant` over every combo once, folding each one's bar returns into `spec`'s folds
 /// (and walk-forward segments) and, when given, handing them to `column`. Inputs are checked
@@ -126,6 +127,16 @@ pub fn fold_sweep(
     })
 }
 
+/// Bar returns computed and folded at a time: 32 KiB, so a block stays in the L1 or L2 cache
+/// between being written and being summed.
+const BLOCK_BARS: usize = 4096;
+
+thread_local! {
+    /// The worker's block of bar returns, reused for every combo it runs.
+    static SCRATCH: std::cell::RefCell<ReturnScratch> =
+        std::cell::RefCell::new(ReturnScratch::new(BLOCK_BARS));
+}
+
 /// What a worker keeps of one combo.
 struct Outcome {
     summary: ComboSummary,
@@ -144,23 +155,24 @@ fn fold_combo(
 ) -> Outcome {
     let mut columns = ColumnSums::new(fold_ends);
     let mut walk = walk_ends.map(ColumnSums::new);
-    let mut returns = column.map(|_| Vec::with_capacity(*fold_ends.last().unwrap_or(&0)));
     let mut bad = None;
-    run.for_each_return(|t, r| {
-        if bad.is_none() && (r.is_nan() || r.abs() > MAX_ABS) {
-            bad = Some((t, r));
-        }
-        columns.push(r);
-        if let Some(w) = walk.as_mut() {
-            w.push(r);
-        }
-        if let Some(v) = returns.as_mut() {
-            v.push(r);
-        }
+    SCRATCH.with_borrow_mut(|scratch| {
+        run.for_each_block(scratch, |start, returns| {
+            columns.push_slice(returns);
+            if let Some(w) = walk.as_mut() {
+                w.push_slice(returns);
+            }
+            if let Some(sink) = column {
+                sink(run.combo(), start, returns);
+            }
+            if bad.is_none() {
+                bad = returns
+                    .iter()
+                    .position(|r| r.is_nan() || r.abs() > MAX_ABS)
+                    .map(|i| (start + i, returns[i]));
+            }
+        });
     });
-    if let (Some(sink), Some(v)) = (column, returns) {
-        sink(run.combo(), &v);
-    }
     let folds = bounds.len();
     let (mut fold_pnl, mut fold_trades) = (vec![0.0; folds], vec![0u64; folds]);
     let (mut gross_profit, mut gross_loss, mut f) = (0.0, 0.0, 0);

@@ -185,7 +185,7 @@ pub use live::{Live, LiveStats, Position, trades};
 pub use prealloc::Backtest;
 pub use resume::SweepFn;
 pub(crate) use resume::{batch, check_resume};
-pub use returns::{Change, ComboRun};
+pub use returns::{Change, ComboRun, ReturnScratch};
 pub use stream::Sweeper;
 pub use threads::Threads;
 pub use variant::Variant;

@@ -6,7 +6,7 @@ mod common;
 
 use common::series::{case, series};
 use hullsweep_kernel::{Combo, Metrics, Trade, ValidClose, run_combo_returns, trades};
-use hullsweep_variants::{ComboRun, Threads, Variant};
+use hullsweep_variants::{ComboRun, ReturnScratch, Threads, Variant};
 use proptest::prelude::*;
 
 #[allow(dead_code)]
@@ -22,6 +22,14 @@ fn seen(run: &ComboRun<'_>) -> Seen {
         assert_eq!(t, returns.len(), "bars in order");
         returns.push(r);
     });
+    for block in [1, 3, 4096] {
+        let (mut scratch, mut filled) = (ReturnScratch::new(block), Vec::new());
+        run.for_each_block(&mut scratch, |start, r| {
+            assert_eq!(start, filled.len(), "blocks in order");
+            filled.extend_from_slice(r);
+        });
+        assert_eq!(bits(&filled), bits(&returns), "blocks of {block}");
+    }
     (returns, run.trades().collect(), *run.metrics())
 }
 
