@@ -3,12 +3,12 @@
 
 use crate::error::ValidateError;
 use crate::fold_sweep::{ColumnSink, FoldSpec, FoldSweep, fold_sweep};
-use hullsweep_kernel::{Combo, ValidClose, run_combo_returns};
+use hullsweep_kernel::{Combo, ValidClose};
 use hullsweep_research::{
     Cscv, DeflatedSharpe, Metric, OosSummary, Selection, WalkSpec, cscv, deflated_sharpe,
     oos_summary, select_best, walk_forward_select,
 };
-use hullsweep_variants::{Threads, Variant};
+use hullsweep_variants::{ReturnScratch, Threads, Variant};
 
 /// What a validation computes besides the sweep.
 #[derive(Clone, Copy, Debug)]
@@ -51,9 +51,8 @@ pub struct Validation {
 }
 
 /// Runs the fold sweep of `variant` (bar returns to `column` when given), then CSCV, the
-/// deflated Sharpe ratio and walk-forward over it. The combos it selects are re-run with the
-/// kernel (the oracle; the same bits as every variant) for their bar returns, so nothing of
-/// size bars x combos is kept. At least 2 combos; inputs are checked and errors name the value.
+/// deflated Sharpe ratio and walk-forward over it. The combos it selects are run again for
+/// their bar returns, so nothing of size bars x combos is kept. At least 2 combos; inputs are checked and errors name the value.
 pub fn validate(
     variant: Variant,
     close: ValidClose<'_>,
@@ -80,11 +79,12 @@ pub fn validate(
     let cscv = cscv(&sweep.fold_stats()?, plan.metric, workers)?;
     let sharpes: Vec<f64> = sweep.combos().iter().map(|c| c.sharpe).collect();
     let best = select_best(&sharpes);
-    let deflated = deflated_sharpe(&sharpes, &run_combo_returns(bars, &params[best], fee_pct))?;
+    let rerun = |k: usize| returns_of(variant, close, &params[k], fee_pct);
+    let deflated = deflated_sharpe(&sharpes, &rerun(best)?)?;
     let walk_forward = match (plan.walk, sweep.walk_stats()) {
         (Some(spec), Some(stats)) => {
             let selections = walk_forward_select(&stats?, spec, plan.metric)?;
-            Some(out_of_sample(bars, params, fee_pct, spec, selections))
+            Some(out_of_sample(&rerun, spec, selections)?)
         }
         _ => None,
     };
@@ -96,14 +96,28 @@ pub fn validate(
     })
 }
 
+/// One combo's bar returns, run again with the same variant (every variant gives the kernel's
+/// bits, `variants/tests/returns.rs`).
+fn returns_of(
+    variant: Variant,
+    close: ValidClose<'_>,
+    combo: &Combo,
+    fee_pct: f64,
+) -> Result<Vec<f64>, ValidateError> {
+    let mut runs = variant.sweep_runs(close, &[*combo], fee_pct, Threads::Fixed(1), |run| {
+        let (mut scratch, mut out) = (ReturnScratch::new(1 << 12), Vec::new());
+        run.for_each_block(&mut scratch, |_, r| out.extend_from_slice(r));
+        out
+    })?;
+    Ok(runs.pop().expect("one combo, one run"))
+}
+
 /// The selected combos' test-bar returns, each distinct combo run once.
 fn out_of_sample(
-    close: &[f64],
-    params: &[Combo],
-    fee_pct: f64,
+    rerun: &dyn Fn(usize) -> Result<Vec<f64>, ValidateError>,
     spec: &WalkSpec,
     selections: Vec<Selection>,
-) -> WalkForward {
+) -> Result<WalkForward, ValidateError> {
     let mut window_starts = Vec::with_capacity(selections.len());
     let mut at = 0;
     for s in &selections {
@@ -115,7 +129,7 @@ fn out_of_sample(
     combos.sort_unstable();
     combos.dedup();
     for k in combos {
-        let returns = run_combo_returns(close, &params[k], fee_pct);
+        let returns = rerun(k)?;
         for (s, &start) in selections.iter().zip(&window_starts) {
             if s.selected == k {
                 let test = s.window.test.clone();
@@ -123,11 +137,11 @@ fn out_of_sample(
             }
         }
     }
-    WalkForward {
+    Ok(WalkForward {
         spec: *spec,
         summary: oos_summary(&oos_returns),
         selections,
         oos_returns,
         window_starts,
-    }
+    })
 }
