@@ -29,6 +29,28 @@ pub fn sweep_file(
     progress: &dyn Progress,
 ) -> anyhow::Result<(SweepResult, u64)> {
     let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
+    for_each_chunk(path, column, progress, |chunk| Ok(sweeper.push(chunk)?))?;
+    let bars = sweeper.bars();
+    let result = sweeper
+        .finish()
+        .map_err(|e| DataError::Invalid {
+            path: path.to_path_buf(),
+            error: e,
+        })
+        .context("no bars to sweep")?;
+    Ok((result, bars))
+}
+
+/// Reads the series in `path` chunk by chunk ([`CHUNK_BARS`] bars, read and checked on a second
+/// thread one chunk ahead) and hands each chunk, in order, to `work`; returns the bar count.
+/// Every price is checked first (a bad one is named by file, column, index and line); an error
+/// from `work` is returned with the file named, and `progress` can stop it between chunks.
+pub fn for_each_chunk(
+    path: &Path,
+    column: Option<&str>,
+    progress: &dyn Progress,
+    mut work: impl FnMut(&[f64]) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
     let mut src = open(path, column)?;
     progress.start(src.len_hint());
     let (tx, rx) = mpsc::sync_channel::<Result<Vec<f64>, DataError>>(1);
@@ -48,7 +70,7 @@ pub fn sweep_file(
                 Ok(true) => {
                     read += buf.len() as u64;
                     if tx.send(Ok(buf)).is_err() {
-                        return; // the sweep stopped
+                        return; // the work stopped
                     }
                 }
                 Err(e) => {
@@ -58,12 +80,11 @@ pub fn sweep_file(
             }
         }
     });
-    let mut outcome = Ok(());
+    let (mut outcome, mut bars) = (Ok(()), 0u64);
     for chunk in rx.iter() {
         if progress.cancelled() {
             outcome = Err(anyhow::anyhow!(
-                "interrupted after {} bars of {}; nothing was written",
-                sweeper.bars(),
+                "interrupted after {bars} bars of {}; nothing was written",
                 path.display()
             ));
             break;
@@ -75,10 +96,11 @@ pub fn sweep_file(
                 break;
             }
         };
-        if let Err(e) = sweeper.push(&chunk) {
-            outcome = Err(anyhow::Error::from(e).context(path.display().to_string()));
+        if let Err(e) = work(&chunk) {
+            outcome = Err(e.context(path.display().to_string()));
             break;
         }
+        bars += chunk.len() as u64;
         progress.advance(chunk.len() as u64);
         let _ = back_tx.send(chunk);
     }
@@ -89,13 +111,5 @@ pub fn sweep_file(
     if progress.cancelled() {
         bail!("interrupted; nothing was written");
     }
-    let bars = sweeper.bars();
-    let result = sweeper
-        .finish()
-        .map_err(|e| DataError::Invalid {
-            path: path.to_path_buf(),
-            error: e,
-        })
-        .context("no bars to sweep")?;
-    Ok((result, bars))
+    Ok(bars)
 }

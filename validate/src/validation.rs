@@ -2,7 +2,8 @@
 //! its best combo and walk-forward selection, as docs/research.md defines them.
 
 use crate::error::ValidateError;
-use crate::fold_sweep::{ColumnSink, FoldSpec, FoldSweep, fold_sweep};
+use crate::fold_sweep::{ColumnSink, FoldSpec, FoldSweep};
+use crate::sweeper::fold_sweep;
 use hullsweep_kernel::{Combo, ValidClose};
 use hullsweep_research::{
     Cscv, DeflatedSharpe, Metric, OosSummary, Selection, WalkSpec, cscv, deflated_sharpe,

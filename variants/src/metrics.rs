@@ -7,7 +7,7 @@
 //! loop that also records each position change.
 
 use crate::backtest::EventLoop;
-use crate::prealloc::{self, Backtest, Scratch, run_combo_bt};
+use crate::prealloc::{self, Backtest, Scratch, run_combo_loop};
 use crate::simd::WmaKernel;
 use crate::threads::in_combo_order;
 use crate::{Threads, Variant, checked, rolling, unchecked};
@@ -52,31 +52,43 @@ impl Variant {
             params,
             fee_pct,
             threads,
-            || Backtest::tracking(true),
+            0,
+            |_| Backtest::tracking(true),
             |_, bt| bt.metrics(n),
         )
     }
 
-    /// Runs every combo through this variant's pipeline into a fresh loop from `new`, and hands
+    /// Runs every combo through this variant's pipeline into the loop `new(k)` from bar `from`
+    /// on (the bars before it are lookback only, as in a [`SweepFn`](crate::SweepFn)), and hands
     /// each finished loop to `done` with its combo index on the worker that ran it; the results
     /// come back in combo order.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_loops<L, R, N, D>(
         self,
         close: ValidClose<'_>,
         params: &[Combo],
         fee_pct: f64,
         threads: Threads,
+        from: usize,
         new: N,
         done: D,
     ) -> Result<Vec<R>, KernelError>
     where
         L: EventLoop,
         R: Send,
-        N: Fn() -> L + Sync,
+        N: Fn(usize) -> L + Sync,
         D: Fn(usize, L) -> R + Sync,
     {
         validate_params_and_fee(params, fee_pct)?;
-        let (close, run) = (close.bars(), Run { new, done });
+        if from > close.bars().len() {
+            return Err(KernelError::ParamsShape {
+                detail: format!(
+                    "resume at bar {from} of a {}-bar buffer",
+                    close.bars().len()
+                ),
+            });
+        }
+        let (close, run) = (close.bars(), Run { new, done, from });
         Ok(match self {
             Variant::Reference => run.own_indicators(close, params, fee_pct, reference),
             Variant::Checked => run.own_indicators(close, params, fee_pct, checked::indicators),
@@ -94,11 +106,12 @@ impl Variant {
                 params,
                 fee_pct,
                 Threads::Fixed(1),
+                from,
                 &run.new,
                 &run.done,
             ),
             Variant::RollingRayon => {
-                rolling::run_loops(close, params, fee_pct, threads, &run.new, &run.done)
+                rolling::run_loops(close, params, fee_pct, threads, from, &run.new, &run.done)
             }
         })
     }
@@ -117,17 +130,18 @@ fn reference(close: &[f64], combo: &Combo) -> (Vec<f64>, Vec<f64>) {
 /// A variant's `(hma, hma3)` of one combo.
 type Indicators = fn(&[f64], &Combo) -> (Vec<f64>, Vec<f64>);
 
-/// What to run each combo into (`new`) and what to keep of it (`done`).
+/// What to run each combo into (`new`), from which bar, and what to keep of it (`done`).
 struct Run<N, D> {
     new: N,
     done: D,
+    from: usize,
 }
 
 impl<L, R, N, D> Run<N, D>
 where
     L: EventLoop,
     R: Send,
-    N: Fn() -> L + Sync,
+    N: Fn(usize) -> L + Sync,
     D: Fn(usize, L) -> R + Sync,
 {
     /// `reference`, `checked` and `unchecked`: the variant's own indicators, then the shared
@@ -144,8 +158,9 @@ where
             .enumerate()
             .map(|(k, combo)| {
                 let (h, h3) = indicators(close, combo);
-                let mut bt = (self.new)();
-                for (i, ((&c, &h), &h3)) in close.iter().zip(&h).zip(&h3).enumerate() {
+                let mut bt = (self.new)(k);
+                let bars = close.iter().zip(&h).zip(&h3).enumerate();
+                for (i, ((&c, &h), &h3)) in bars.skip(self.from) {
                     bt.step_at(i, c, h - h3, fee_pct);
                 }
                 (self.done)(k, bt)
@@ -163,8 +178,9 @@ where
             .iter()
             .enumerate()
             .map(|(k, combo)| {
-                let mut bt = (self.new)();
-                run_combo_bt(close, combo, fee_pct, scratch.as_mut_slice(), wma, &mut bt);
+                let mut bt = (self.new)(k);
+                let buf = scratch.as_mut_slice();
+                run_combo_loop(close, combo, fee_pct, buf, wma, self.from, &mut bt);
                 (self.done)(k, bt)
             })
             .collect()
@@ -179,9 +195,9 @@ where
             let mut scratch = Scratch::new(close.len());
             let mut done = Vec::new();
             while let Some(k) = next() {
-                let mut bt = (self.new)();
+                let mut bt = (self.new)(k);
                 let buf = scratch.as_mut_slice();
-                run_combo_bt(close, &params[k], fee_pct, buf, wma, &mut bt);
+                run_combo_loop(close, &params[k], fee_pct, buf, wma, self.from, &mut bt);
                 done.push((k, (self.done)(k, bt)));
             }
             done

@@ -210,21 +210,6 @@ pub(crate) fn run_combo_loop<F, L: EventLoop>(
     }
 }
 
-/// [`run_combo_from`] from the first bar into a caller's event loop `bt` (a tracking one keeps
-/// the metrics).
-pub(crate) fn run_combo_bt<F, L: EventLoop>(
-    close: &[f64],
-    combo: &Combo,
-    fee_pct: f64,
-    buf: &mut [f64],
-    wma: F,
-    bt: &mut L,
-) where
-    F: Fn(&[f64], usize, &mut [f64], Range<usize>),
-{
-    run_combo_loop(close, combo, fee_pct, buf, wma, 0, bt);
-}
-
 /// Sweeps every combo into `out` using `scratch`, after validating the inputs.
 ///
 /// With `scratch` sized for `close.len()` and `out` already holding `params.len()` combos, this

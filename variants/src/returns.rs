@@ -35,11 +35,52 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub(crate) fn new() -> Recorder {
+    /// A recorder resuming a tracking loop.
+    pub(crate) fn starting(bt: Backtest) -> Recorder {
         Recorder {
-            bt: Backtest::tracking(true),
+            bt,
             changes: Vec::new(),
         }
+    }
+}
+
+/// A combo's run state between two pieces of a series: its event loop (with the metric
+/// accumulators) and its equity at the last bar with a price. [`RunState::new`] is the state
+/// before the first bar; [`ComboRun::for_each_block`] returns the state after a run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunState {
+    pub(crate) bt: Backtest,
+    pub(crate) equity: f64,
+}
+
+impl Default for RunState {
+    fn default() -> Self {
+        RunState::new()
+    }
+}
+
+impl RunState {
+    /// Before the first bar: flat, no trades, equity 0.0.
+    pub fn new() -> RunState {
+        RunState {
+            bt: Backtest::tracking(true),
+            equity: 0.0,
+        }
+    }
+
+    /// The metrics after `n_bars` bars, the position having first opened at bar `first_entry`
+    /// of them (None: never): the loop counts bars in the pieces it was given, so the caller of
+    /// a run in pieces says where in the whole series the position opened.
+    pub fn metrics(&self, n_bars: usize, first_entry: Option<usize>) -> Metrics {
+        let mut m = self.bt.metrics(n_bars);
+        m.bars_in_market = first_entry.map_or(0, |f| n_bars.saturating_sub(f) as i64);
+        m
+    }
+
+    /// `(side, entry, realized)` of the bar-return formula; None while flat (before the first
+    /// entry), where every bar returns `0.0`.
+    pub(crate) fn formula(&self) -> Option<[f64; 3]> {
+        (self.bt.pos != 0).then_some([self.bt.pos as f64, self.bt.entry, self.bt.pnl])
     }
 }
 
@@ -72,13 +113,17 @@ impl EventLoop for Recorder {
     }
 }
 
-/// One combo's finished run: its metrics and position changes, over the closes they index.
+/// One combo's finished run over bars `from..` of a buffer: its metrics and position changes,
+/// over the closes they index, and the state it started from.
 #[derive(Clone, Copy, Debug)]
 pub struct ComboRun<'a> {
-    combo: usize,
-    close: &'a [f64],
-    metrics: &'a Metrics,
-    changes: &'a [Change],
+    pub(crate) combo: usize,
+    pub(crate) close: &'a [f64],
+    pub(crate) from: usize,
+    pub(crate) start: &'a RunState,
+    pub(crate) end: &'a Backtest,
+    pub(crate) metrics: &'a Metrics,
+    pub(crate) changes: &'a [Change],
 }
 
 impl<'a> ComboRun<'a> {
@@ -87,12 +132,18 @@ impl<'a> ComboRun<'a> {
         self.combo
     }
 
-    /// Its metrics, as [`Variant::sweep_metrics`] gives them.
+    /// Its metrics over the buffer, as [`Variant::sweep_metrics`] gives them for a run from the
+    /// first bar (a run in pieces takes [`RunState::metrics`] of its last state instead).
     pub fn metrics(&self) -> &'a Metrics {
         self.metrics
     }
 
-    /// Every change of its position, in bar order.
+    /// The first bar the loop saw (the bars before it were lookback only).
+    pub fn from(&self) -> usize {
+        self.from
+    }
+
+    /// Every change of its position, in bar order (bars index the buffer).
     pub fn changes(&self) -> &'a [Change] {
         self.changes
     }
@@ -105,20 +156,28 @@ impl<'a> ComboRun<'a> {
             .filter_map(|c| c.trade.map(|t| (c.bar, t)))
     }
 
-    /// Calls `f(t, r_t)` for every bar `t` in order with its bar return: the bits of
-    /// [`hullsweep_kernel::backtest_returns`].
+    /// Calls `f(t, r_t)` for every bar `t` from [`Self::from`] on, in order, with its bar
+    /// return: the bits of [`hullsweep_kernel::backtest_returns`]. The plain definition, one
+    /// stretch between changes at a time; [`Self::for_each_block`] is the fast one.
     #[inline]
     pub fn for_each_return(&self, mut f: impl FnMut(usize, f64)) {
         let close = self.close;
-        let mut equity_before = 0.0;
-        // Flat before the first change: the equity is 0.0 at every bar with a price.
+        let mut equity_before = self.start.equity;
         let first = self.changes.first().map_or(close.len(), |c| c.bar);
-        // (The kernel's `0.0 - 0.0` is `+0.0`, as a missing bar's is.)
-        (0..first).for_each(|t| f(t, 0.0));
-        for (j, ch) in self.changes.iter().enumerate() {
-            let end = self.changes.get(j + 1).map_or(close.len(), |n| n.bar);
-            let (side, entry, realized) = (ch.pos as f64, ch.entry, ch.realized);
-            for (t, &c) in close.iter().enumerate().take(end).skip(ch.bar) {
+        let stretches = std::iter::once((self.from, first, self.start.formula())).chain(
+            self.changes.iter().enumerate().map(|(j, ch)| {
+                let end = self.changes.get(j + 1).map_or(close.len(), |n| n.bar);
+                (ch.bar, end, Some([ch.pos as f64, ch.entry, ch.realized]))
+            }),
+        );
+        for (from, end, formula) in stretches {
+            let bars = close.iter().enumerate().take(end).skip(from);
+            let Some([side, entry, realized]) = formula else {
+                // Flat: the equity is the kernel's 0.0, so is every return.
+                bars.for_each(|(t, _)| f(t, 0.0));
+                continue;
+            };
+            for (t, &c) in bars {
                 if c.is_nan() {
                     f(t, 0.0);
                 } else {
@@ -127,74 +186,6 @@ impl<'a> ComboRun<'a> {
                     equity_before = equity;
                 }
             }
-        }
-    }
-}
-
-/// The working memory of [`ComboRun::for_each_block`], reused from combo to combo: the block of
-/// returns and what locates each bar's loop state without a branch.
-#[derive(Clone, Debug, Default)]
-pub struct ReturnScratch {
-    block: Vec<f64>,
-    /// Per bar of the block: 1 where a change happens, else 0.
-    step: Vec<u32>,
-    /// The loop state `(side, entry, realized)` after each change, after a flat first entry.
-    states: Vec<[f64; 3]>,
-}
-
-impl ReturnScratch {
-    /// Scratch for blocks of `bars` bars (at least 1).
-    pub fn new(bars: usize) -> ReturnScratch {
-        let bars = bars.max(1);
-        ReturnScratch {
-            block: vec![0.0; bars],
-            step: vec![0; bars],
-            states: Vec::new(),
-        }
-    }
-}
-
-impl ComboRun<'_> {
-    /// Hands every bar's return to `f` a block at a time, `f(first_bar, returns)`, in bar order,
-    /// each block as long as `scratch` was made for (so that it stays in cache while `f` reads
-    /// it): the bits of [`Self::for_each_return`].
-    ///
-    /// Written without a branch per change, because changes come every few bars (a short-window
-    /// combo reverses about every four bars on the default series) and a branch taken at each
-    /// would be mispredicted at each: per block the changes are marked in `step`, and each bar
-    /// finds its state by a running count of them.
-    pub fn for_each_block(&self, scratch: &mut ReturnScratch, mut f: impl FnMut(usize, &[f64])) {
-        let (close, changes) = (self.close, self.changes);
-        let ReturnScratch {
-            block,
-            step,
-            states,
-        } = scratch;
-        states.clear();
-        // Before the first change: flat, so the equity is `0.0 + 0.0 * x` = `+0.0` at every
-        // bar with a price (any positive entry keeps `x` finite), as the kernel's `0.0`.
-        states.push([0.0, 1.0, 0.0]);
-        states.extend(changes.iter().map(|c| [c.pos as f64, c.entry, c.realized]));
-        let (mut state, mut next) = (0usize, 0usize);
-        let mut equity_before = 0.0;
-        for start in (0..close.len()).step_by(block.len()) {
-            let end = (start + block.len()).min(close.len());
-            let len = end - start;
-            step[..len].fill(0);
-            while next < changes.len() && changes[next].bar < end {
-                step[changes[next].bar - start] = 1;
-                next += 1;
-            }
-            let bars = close[start..end].iter().zip(&step[..len]);
-            for (r, (&c, &s)) in block[..len].iter_mut().zip(bars) {
-                state += s as usize;
-                let [side, entry, realized] = states[state];
-                let equity = realized + side * (c / entry - 1.0) * 100.0;
-                let missing = c.is_nan();
-                *r = if missing { 0.0 } else { equity - equity_before };
-                equity_before = if missing { equity_before } else { equity };
-            }
-            f(start, &block[..len]);
         }
     }
 }
@@ -216,12 +207,44 @@ impl Variant {
         R: Send,
         V: Fn(&ComboRun<'_>) -> R + Sync,
     {
+        let fresh = vec![RunState::new(); params.len()];
+        self.sweep_runs_from(close, params, fee_pct, threads, 0, &fresh, visit)
+    }
+
+    /// [`Self::sweep_runs`] resumed: combo `k` starts at bar `from` of `close` in the state
+    /// `starts[k]` (what [`ComboRun::for_each_block`] returned for the previous piece), the
+    /// bars before `from` being lookback only, as a [`Sweeper`](crate::Sweeper) pushes a
+    /// series in pieces. One state per combo; errors name the bad value.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sweep_runs_from<R, V>(
+        self,
+        close: ValidClose<'_>,
+        params: &[Combo],
+        fee_pct: f64,
+        threads: Threads,
+        from: usize,
+        starts: &[RunState],
+        visit: V,
+    ) -> Result<Vec<R>, KernelError>
+    where
+        R: Send,
+        V: Fn(&ComboRun<'_>) -> R + Sync,
+    {
+        if starts.len() != params.len() {
+            return Err(KernelError::ParamsShape {
+                detail: format!("{} run states for {} combos", starts.len(), params.len()),
+            });
+        }
         let bars = close.bars();
-        self.run_loops(close, params, fee_pct, threads, Recorder::new, |k, r| {
+        let new = |k: usize| Recorder::starting(starts[k].bt);
+        self.run_loops(close, params, fee_pct, threads, from, new, |k, r| {
             let metrics = r.bt.metrics(bars.len());
             visit(&ComboRun {
                 combo: k,
                 close: bars,
+                from,
+                start: &starts[k],
+                end: &r.bt,
                 metrics: &metrics,
                 changes: &r.changes,
             })

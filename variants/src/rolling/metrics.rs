@@ -28,25 +28,27 @@ pub fn sweep_metrics(
         params,
         fee_pct,
         threads,
-        &|| Backtest::tracking(true),
+        0,
+        &|_| Backtest::tracking(true),
         &|_, bt: Backtest| bt.metrics(n),
     ))
 }
 
-/// Every combo run into a fresh loop from `new` and handed to `done` on its worker (inputs
-/// validated by the caller); the results in combo order.
+/// Every combo run into the loop `new(k)` from bar `from` on and handed to `done` on its worker
+/// (inputs validated by the caller); the results in combo order.
 pub(crate) fn run_loops<L, R, N, D>(
     close: &[f64],
     params: &[Combo],
     fee_pct: f64,
     threads: Threads,
+    from: usize,
     new: &N,
     done: &D,
 ) -> Vec<R>
 where
     L: EventLoop,
     R: Send,
-    N: Fn() -> L + Sync,
+    N: Fn(usize) -> L + Sync,
     D: Fn(usize, L) -> R + Sync,
 {
     let (tier, kernel) = (Tier::best(), WmaKernel::best());
@@ -61,7 +63,7 @@ where
         let mut stats = super::Stats::default();
         let mut out = Vec::new();
         while let Some(k) = next() {
-            let mut bt = new();
+            let mut bt = new(k);
             match &routes[k] {
                 // No bar has a defined `d`: nothing opens, nothing trades.
                 Route::AllNan => {}
@@ -73,17 +75,18 @@ where
                     kernel,
                     &mut scratch,
                     &mut stats,
-                    0,
+                    from,
                     &mut bt,
                 ),
                 Route::Direct => {
                     direct.reserve(n);
-                    prealloc::run_combo_bt(
+                    prealloc::run_combo_loop(
                         close,
                         &params[k],
                         fee_pct,
                         direct.as_mut_slice(),
                         |x, w, o, r| kernel.wma_range(x, w, o, r),
+                        from,
                         &mut bt,
                     );
                 }

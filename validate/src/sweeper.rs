@@ -1,0 +1,266 @@
+//! The fold sweep fed a series in pieces, in bounded memory: any variant run over each piece
+//! (with the lookback carried, as a `Sweeper` carries it), each combo's bar returns folded as
+//! they are produced into per-fold sums, per-fold trade PnL and the trade ratios.
+//!
+//! Nothing of size bars x combos is kept, nor anything of size bars: per combo, its run state,
+//! two sums per fold (and per walk-forward segment) and each fold's PnL and trade count; the
+//! bar returns exist a block at a time on the worker that ran the combo, and go to `column`
+//! (for `--returns`) when asked. Pieces do not change a bit (`tests/pieces.rs`).
+
+use crate::error::ValidateError;
+use crate::fold_sweep::{ColumnSink, ComboSummary, FoldSpec, FoldSweep, whole_series};
+use hullsweep_kernel::{Combo, KernelError, ValidClose, validate_close, validate_params_and_fee};
+use hullsweep_research::{ColumnSums, MAX_ABS, Metric, ResearchError, fold_bounds};
+use hullsweep_variants::{ReturnScratch, RunState, Threads, Variant, effective_window};
+use std::ops::Range;
+
+/// Bar returns computed and folded at a time: 32 KiB, so a block stays in the L1 or L2 cache
+/// between being written and being summed.
+const BLOCK_BARS: usize = 4096;
+
+thread_local! {
+    /// The worker's block of bar returns, reused for every combo it runs.
+    static SCRATCH: std::cell::RefCell<ReturnScratch> =
+        std::cell::RefCell::new(ReturnScratch::new(BLOCK_BARS));
+}
+
+/// One combo's fold sweep so far.
+#[derive(Clone, Debug)]
+struct Folding {
+    state: RunState,
+    columns: ColumnSums,
+    walk: Option<ColumnSums>,
+    fold_pnl: Vec<f64>,
+    fold_trades: Vec<u64>,
+    gross_profit: f64,
+    gross_loss: f64,
+    /// The bar (of the whole series) where the position first opened.
+    first_entry: Option<usize>,
+    /// The first bar return out of range, as (bar, value).
+    bad: Option<(usize, f64)>,
+}
+
+/// A fold sweep fed in pieces: [`push`](FoldSweeper::push) the series in order, then
+/// [`finish`](FoldSweeper::finish). Its length is declared up front, because the folds
+/// (`numpy.array_split` of the bars) and the walk-forward windows are cut from it.
+#[derive(Clone, Debug)]
+pub struct FoldSweeper {
+    variant: Variant,
+    params: Vec<Combo>,
+    fee_pct: f64,
+    threads: Threads,
+    bars: usize,
+    bounds: Vec<Range<usize>>,
+    walk_bounds: Option<Vec<Range<usize>>>,
+    lookback: usize,
+    tail: Vec<f64>,
+    buf: Vec<f64>,
+    pushed: usize,
+    combos: Vec<Folding>,
+}
+
+impl FoldSweeper {
+    /// A fold sweep of `params` over a series of `bars` bars, before its first bar. Every input
+    /// is checked here (the folds against the bars, the walk-forward windows); errors name it.
+    pub fn new(
+        variant: Variant,
+        params: &[Combo],
+        fee_pct: f64,
+        threads: Threads,
+        bars: usize,
+        spec: FoldSpec<'_>,
+    ) -> Result<FoldSweeper, ValidateError> {
+        validate_params_and_fee(params, fee_pct)?;
+        if bars == 0 {
+            return Err(KernelError::EmptySeries.into());
+        }
+        let bounds = match spec.folds {
+            Some(s) => fold_bounds(bars, s)?,
+            None => std::iter::once(0..bars).collect(),
+        };
+        let walk_bounds = spec.walk.map(|w| w.segments(bars)).transpose()?;
+        let ends = |b: &[Range<usize>]| b.iter().map(|r| r.end).collect::<Vec<_>>();
+        let folding = Folding {
+            state: RunState::new(),
+            columns: ColumnSums::new(&ends(&bounds)),
+            walk: walk_bounds.as_deref().map(|b| ColumnSums::new(&ends(b))),
+            fold_pnl: vec![0.0; bounds.len()],
+            fold_trades: vec![0; bounds.len()],
+            gross_profit: 0.0,
+            gross_loss: 0.0,
+            first_entry: None,
+            bad: None,
+        };
+        Ok(FoldSweeper {
+            variant,
+            params: params.to_vec(),
+            fee_pct,
+            threads,
+            bars,
+            bounds,
+            walk_bounds,
+            lookback: params.iter().map(effective_window).max().unwrap_or(1) - 1,
+            tail: Vec::new(),
+            buf: Vec::new(),
+            pushed: 0,
+            combos: vec![folding; params.len()],
+        })
+    }
+
+    /// Bars pushed so far.
+    pub fn bars_pushed(&self) -> usize {
+        self.pushed
+    }
+
+    /// The next bars of the series, in order; every combo's bar returns of them go to `column`
+    /// as `(combo, bar, returns)` when given. A bad price is refused with its index in the whole
+    /// series, as are bars past the declared length; the sweeper is then left as it was.
+    pub fn push(
+        &mut self,
+        chunk: &[f64],
+        column: Option<ColumnSink<'_>>,
+    ) -> Result<(), ValidateError> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        validate_close(chunk).map_err(|e| match e {
+            KernelError::BadPrice { index, value } => KernelError::BadPrice {
+                index: index + self.pushed,
+                value,
+            },
+            e => e,
+        })?;
+        if self.pushed + chunk.len() > self.bars {
+            return Err(ResearchError::Rows {
+                start: self.pushed,
+                end: self.pushed + chunk.len(),
+                why: format!("the series was declared {} bars long", self.bars),
+            }
+            .into());
+        }
+        let keep = self.tail.len();
+        let base = self.pushed - keep;
+        // The first piece is swept in place; later ones after the lookback they need.
+        let buf: &[f64] = if keep == 0 {
+            chunk
+        } else {
+            self.buf.clear();
+            self.buf.extend_from_slice(&self.tail);
+            self.buf.extend_from_slice(chunk);
+            &self.buf
+        };
+        let starts: Vec<RunState> = self.combos.iter().map(|c| c.state).collect();
+        let (combos, bounds) = (&self.combos, &self.bounds[..]);
+        let folded = self.variant.sweep_runs_from(
+            ValidClose::new(buf)?,
+            &self.params,
+            self.fee_pct,
+            self.threads,
+            keep,
+            &starts,
+            |run| {
+                let mut c = combos[run.combo()].clone();
+                c.state = SCRATCH.with_borrow_mut(|scratch| {
+                    run.for_each_block(scratch, |at, returns| {
+                        let bar = base + at;
+                        c.columns.push_slice(returns);
+                        if let Some(w) = c.walk.as_mut() {
+                            w.push_slice(returns);
+                        }
+                        if let Some(sink) = column {
+                            sink(run.combo(), bar, returns);
+                        }
+                        if c.bad.is_none() {
+                            c.bad = returns
+                                .iter()
+                                .position(|r| r.is_nan() || r.abs() > MAX_ABS)
+                                .map(|i| (bar + i, returns[i]));
+                        }
+                    })
+                });
+                c.first_entry = c
+                    .first_entry
+                    .or(run.changes().first().map(|ch| base + ch.bar));
+                let mut f = 0;
+                for (at, pnl) in run.trades() {
+                    while bounds[f].end <= base + at {
+                        f += 1;
+                    }
+                    c.fold_pnl[f] += pnl;
+                    c.fold_trades[f] += 1;
+                    if pnl > 0.0 {
+                        c.gross_profit += pnl;
+                    } else if pnl < 0.0 {
+                        c.gross_loss -= pnl;
+                    }
+                }
+                c
+            },
+        )?;
+        let keep = self.lookback.min(buf.len());
+        let tail = buf[buf.len() - keep..].to_vec();
+        self.tail = tail;
+        self.combos = folded;
+        self.pushed += chunk.len();
+        Ok(())
+    }
+
+    /// The fold sweep, once every declared bar has been pushed. A bar return beyond +-1e100
+    /// (which only absurd prices give) is refused by bar and combo.
+    pub fn finish(self) -> Result<FoldSweep, ValidateError> {
+        if self.pushed != self.bars {
+            return Err(ResearchError::MissingRow {
+                row: self.pushed,
+                bars: self.bars,
+            }
+            .into());
+        }
+        let mut combos = Vec::with_capacity(self.combos.len());
+        let mut columns = Vec::with_capacity(self.combos.len());
+        let mut walk = Vec::new();
+        for (k, c) in self.combos.into_iter().enumerate() {
+            if let Some((row, value)) = c.bad {
+                return Err(hullsweep_research::check_value(row, k, value)
+                    .expect_err("recorded as out of range")
+                    .into());
+            }
+            let metrics = c.state.metrics(self.bars, c.first_entry);
+            combos.push(ComboSummary {
+                metrics,
+                sharpe: whole_series(&c.columns, Metric::Sharpe),
+                win_rate: (metrics.trades > 0).then(|| metrics.wins as f64 / metrics.trades as f64),
+                profit_factor: (c.gross_loss > 0.0).then(|| c.gross_profit / c.gross_loss),
+                fold_pnl: c.fold_pnl,
+                fold_trades: c.fold_trades,
+            });
+            columns.push(c.columns);
+            walk.extend(c.walk);
+        }
+        Ok(FoldSweep {
+            bars: self.bars,
+            bounds: self.bounds,
+            combos,
+            columns,
+            walk: self.walk_bounds.map(|b| (b, walk)),
+        })
+    }
+}
+
+/// Runs `variant` over every combo once, folding each one's bar returns into `spec`'s folds
+/// (and walk-forward segments) and, when given, handing them to `column`: a
+/// [`FoldSweeper`] fed the whole series at once. Inputs are checked first; errors name the
+/// value.
+pub fn fold_sweep(
+    variant: Variant,
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    spec: FoldSpec<'_>,
+    column: Option<ColumnSink<'_>>,
+) -> Result<FoldSweep, ValidateError> {
+    let bars = close.bars();
+    let mut sweeper = FoldSweeper::new(variant, params, fee_pct, threads, bars.len(), spec)?;
+    sweeper.push(bars, column)?;
+    sweeper.finish()
+}
