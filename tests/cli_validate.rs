@@ -212,6 +212,49 @@ fn returns_matrix_is_the_kernels_and_pbo_on_it_is_validates() {
 }
 
 #[test]
+fn a_file_read_in_chunks_gives_the_in_memory_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, close) = data(dir.path());
+    let csv = dir.path().join("c.csv");
+    let mut text = String::from("close\n");
+    for (i, x) in close.iter().enumerate() {
+        // A missing bar, as an empty cell.
+        text += &if i == 2500 {
+            String::new()
+        } else {
+            x.to_string()
+        };
+        text += "\n";
+    }
+    std::fs::write(&csv, text).unwrap();
+    for flags in [
+        &["--folds", "8"][..],
+        &["--metrics"][..],
+        &["--folds", "4", "--format", "json"][..],
+    ] {
+        let memory = run_ok(&[&["sweep", "--data", s(&path), "--in-memory"][..], flags].concat());
+        let chunks = run_ok(&[&["sweep", "--data", s(&path)][..], flags].concat());
+        assert_eq!(memory, chunks, "{flags:?}");
+        let csv_memory =
+            run_ok(&[&["sweep", "--data", s(&csv), "--in-memory"][..], flags].concat());
+        let csv_chunks = run_ok(&[&["sweep", "--data", s(&csv)][..], flags].concat());
+        assert_eq!(csv_memory, csv_chunks, "csv {flags:?}");
+    }
+    // The returns written from chunks are the in-memory ones.
+    let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    run_ok(&["sweep", "--data", s(&path), "--returns", s(&a)]);
+    run_ok(&[
+        "sweep",
+        "--data",
+        s(&path),
+        "--in-memory",
+        "--returns",
+        s(&b),
+    ]);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
 fn metrics_gain_sharpe_win_rate_and_profit_factor() {
     let dir = tempfile::tempdir().unwrap();
     let (path, close) = data(dir.path());

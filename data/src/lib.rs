@@ -33,7 +33,7 @@ pub use npy::{
 };
 pub use parquet::{ParquetSource, ParquetWriter};
 pub use progress::Progress;
-pub use read::{open, read_close, read_valid_close};
+pub use read::{count_bars, open, read_close, read_valid_close};
 pub use research_plot::{MAX_SCATTER_POINTS, is_oos_scatter, logit_histogram, walk_forward_equity};
 pub use returns_npy::ReturnsWriter;
 pub use source::{CHUNK_BARS, Source, read_all, validate_chunk};

@@ -9,6 +9,21 @@ use crate::source::{Source, read_all};
 use hullsweep_kernel::{KernelError, validate_close};
 use std::path::Path;
 
+/// The number of bars in `path`: from its header where the format has one (`.npy`, Parquet),
+/// else by reading it through once (CSV; nothing is kept), for work that must know the length
+/// before it starts, such as cutting folds.
+pub fn count_bars(path: &Path, column: Option<&str>) -> Result<u64, DataError> {
+    let mut src = open(path, column)?;
+    if let Some(n) = src.len_hint() {
+        return Ok(n);
+    }
+    let (mut buf, mut bars) = (Vec::new(), 0u64);
+    while src.next_chunk(&mut buf, crate::source::CHUNK_BARS)? {
+        bars += buf.len() as u64;
+    }
+    Ok(bars)
+}
+
 /// Opens `path` by extension: `.npy`, `.csv` or `.parquet`.
 pub fn open(path: &Path, column: Option<&str>) -> Result<Box<dyn Source>, DataError> {
     match path.extension().and_then(|e| e.to_str()) {

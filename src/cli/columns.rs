@@ -41,14 +41,14 @@ impl Table<'_> {
 /// wanted, so a plot of PnL costs what the plain sweep costs), writes the table and draws the
 /// plot.
 pub fn run_metrics(
-    close: &[f64],
+    series: &super::folds::Series<'_>,
     params: &[Combo],
     grid: &Grid,
     req: Request<'_>,
 ) -> anyhow::Result<()> {
     let (rows, extra) = if req.table.needs_metrics() || req.returns.is_some() {
         let swept = super::folds::sweep(
-            close,
+            series,
             params,
             req.fee,
             req.variant,
@@ -64,8 +64,14 @@ pub fn run_metrics(
             .collect();
         (rows, extra)
     } else {
+        let close = match series {
+            super::folds::Series::Memory(close) => close.to_vec(),
+            super::folds::Series::File { path, column } => {
+                hullsweep_data::read_close(path, *column)?
+            }
+        };
         let start = Instant::now();
-        let rows = plain_rows(&req.variant.sweep(close, params, req.fee, req.threads)?);
+        let rows = plain_rows(&req.variant.sweep(&close, params, req.fee, req.threads)?);
         eprintln!(
             "swept {} combos over {} bars with {} in {:.3} s",
             params.len(),

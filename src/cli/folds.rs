@@ -3,18 +3,29 @@
 
 use super::sweep_out::Format;
 use anyhow::Context;
-use hullsweep_data::{ReturnsWriter, write_atomic};
+use hullsweep_data::{ReturnsWriter, count_bars, for_each_chunk, write_atomic};
 use hullsweep_kernel::{Combo, ValidClose};
-use hullsweep_validate::{FoldRow, FoldSpec, FoldSweep, fold_sweep};
+use hullsweep_validate::{ColumnSink, FoldRow, FoldSpec, FoldSweep, FoldSweeper, fold_sweep};
 use hullsweep_variants::{Threads, Variant};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
+/// Where the series is: in memory, or in a file read a chunk at a time.
+pub enum Series<'a> {
+    Memory(&'a [f64]),
+    File {
+        path: &'a Path,
+        column: Option<&'a str>,
+    },
+}
+
 /// Runs the fold sweep: `folds` folds (or the whole series as one), every combo's bar returns
-/// written to `returns` as they are produced when asked.
+/// written to `returns` as they are produced when asked. A file is read in chunks, so memory
+/// does not grow with its length (a CSV is read twice: once to count its bars, which the folds
+/// are cut from).
 pub fn sweep(
-    close: &[f64],
+    series: &Series<'_>,
     params: &[Combo],
     fee: f64,
     variant: Variant,
@@ -22,40 +33,52 @@ pub fn sweep(
     folds: Option<usize>,
     returns: Option<&Path>,
 ) -> anyhow::Result<FoldSweep> {
-    let valid = ValidClose::new(close)?;
+    let bars = match series {
+        Series::Memory(close) => close.len(),
+        Series::File { path, column } => count_bars(path, *column)? as usize,
+    };
     let writer = returns
-        .map(|p| ReturnsWriter::create(p, close.len(), params.len()))
+        .map(|p| ReturnsWriter::create(p, bars, params.len()))
         .transpose()?;
     let sink = writer
         .as_ref()
         .map(|w| move |k: usize, at: usize, r: &[f64]| w.write_column(k, at, r));
+    let sink: Option<ColumnSink<'_>> = sink.as_ref().map(|f| f as _);
     let start = Instant::now();
     let spec = FoldSpec { folds, walk: None };
-    let swept = fold_sweep(
-        variant,
-        valid,
-        params,
-        fee,
-        threads,
-        spec,
-        sink.as_ref().map(|f| f as _),
-    )?;
+    let swept = match series {
+        Series::Memory(close) => {
+            let valid = ValidClose::new(close)?;
+            fold_sweep(variant, valid, params, fee, threads, spec, sink)?
+        }
+        Series::File { path, column } => {
+            let mut sweeper = FoldSweeper::new(variant, params, fee, threads, bars, spec)
+                .with_context(|| path.display().to_string())?;
+            let bar = super::progress::Bar::new("sweeping");
+            let read = for_each_chunk(path, *column, &bar, |chunk| Ok(sweeper.push(chunk, sink)?));
+            bar.finish();
+            read?;
+            sweeper.finish()?
+        }
+    };
     let secs = start.elapsed().as_secs_f64();
     if let (Some(w), Some(path)) = (writer, returns) {
         w.finish()?;
         eprintln!(
-            "wrote the {} x {} bar returns (float64, C order) to {}",
-            close.len(),
+            "wrote the {bars} x {} bar returns (float64, C order) to {}",
             params.len(),
             path.display()
         );
     }
     eprintln!(
-        "swept {} combos over {} bars with {}{} in {secs:.3} s",
+        "swept {} combos over {bars} bars with {}{} in {secs:.3} s{}",
         params.len(),
-        close.len(),
         variant.name(),
-        folds.map_or(String::new(), |s| format!(" in {s} folds"))
+        folds.map_or(String::new(), |s| format!(" in {s} folds")),
+        match series {
+            Series::Memory(_) => String::new(),
+            Series::File { .. } => format!(" (read in chunks){}", super::progress::peak_rss_note()),
+        }
     );
     Ok(swept)
 }

@@ -47,7 +47,8 @@ pub struct Args {
     /// Report each combo per fold instead: S folds of the bars (numpy.array_split; S even), one
     /// row per (combo, fold) with combo, fold, first_bar, last_bar, bars, pnl (the trades
     /// exiting in the fold), trades, and the mean, std and sharpe of the fold's bar returns
-    /// (docs/research.md). One pass over the series in memory, every variant.
+    /// (docs/research.md). One pass, every variant; a --data file is read in chunks, so memory
+    /// does not grow with its length (a CSV is read once more first, to count its bars).
     #[arg(long, value_name = "S", conflicts_with_all = ["stats", "metrics", "plot"])]
     pub(super) folds: Option<usize>,
     /// Also write every combo's bar returns (marked-to-market PnL change per bar, docs/kernel.md)
@@ -83,34 +84,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variant = args.variant.unwrap_or_else(Variant::fastest);
     let grid = args.input.grid();
     let params = args.input.combos()?;
-    if let Some(folds) = args.folds {
-        let close = args.input.close()?;
-        let swept = super::folds::sweep(
-            &close,
-            &params,
-            args.input.fee,
-            variant,
-            threads(args.threads)?,
-            Some(folds),
-            args.returns.as_deref(),
-        )?;
-        return super::folds::write_folds(args.format, args.out.as_deref(), &swept);
-    }
-    if args.metrics || args.plot.is_some() || args.returns.is_some() {
-        // The metrics and the plot take the series in memory (they are not resumable yet).
-        let close = args.input.close()?;
-        return super::columns::run_metrics(
-            &close,
-            &params,
-            &grid,
-            super::columns::Request {
-                fee: args.input.fee,
-                returns: args.returns.as_deref(),
-                variant,
-                threads: threads(args.threads)?,
-                table: table(&args),
-            },
-        );
+    if args.folds.is_some() || args.metrics || args.plot.is_some() || args.returns.is_some() {
+        return research_columns(&args, variant, &params, &grid);
     }
     let threads = threads(args.threads)?;
     super::progress::catch_interrupt();
@@ -186,6 +161,52 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("{}", stats_line(&s, !rolling));
     }
     Ok(())
+}
+
+/// `--folds`, `--metrics`, `--returns` and `--plot`: the fold sweep over a file read in chunks
+/// (unless `--in-memory`) or the series in memory.
+fn research_columns(
+    args: &Args,
+    variant: Variant,
+    params: &[hullsweep_kernel::Combo],
+    grid: &hullsweep_kernel::Grid,
+) -> anyhow::Result<()> {
+    let in_memory;
+    let series = match (args.input.data.as_deref(), args.in_memory) {
+        (Some(path), false) => super::folds::Series::File {
+            path,
+            column: args.input.column.as_deref(),
+        },
+        _ => {
+            in_memory = args.input.close()?;
+            super::folds::Series::Memory(&in_memory)
+        }
+    };
+    let threads = threads(args.threads)?;
+    if let Some(folds) = args.folds {
+        let swept = super::folds::sweep(
+            &series,
+            params,
+            args.input.fee,
+            variant,
+            threads,
+            Some(folds),
+            args.returns.as_deref(),
+        )?;
+        return super::folds::write_folds(args.format, args.out.as_deref(), &swept);
+    }
+    super::columns::run_metrics(
+        &series,
+        params,
+        grid,
+        super::columns::Request {
+            fee: args.input.fee,
+            returns: args.returns.as_deref(),
+            variant,
+            threads,
+            table: table(args),
+        },
+    )
 }
 
 /// What `--format`, `--metrics`, `--out` and `--plot` ask to be written and drawn.
