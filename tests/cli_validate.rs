@@ -354,3 +354,34 @@ fn bad_inputs_exit_1_naming_the_value() {
     let e = run_err(&["sweep", "--returns", "/nonexistent/dir/r.npy"]);
     assert!(e.contains("/nonexistent/dir/r.npy"), "{e}");
 }
+
+#[test]
+fn combo_reports_only_the_chosen_rows_with_their_sweep_numbers() {
+    let all = run_ok(&["sweep", "--grid", "6:60:6"]);
+    let two = run_ok(&["sweep", "--grid", "6:60:6", "--combo", "4,1"]);
+    let want: Vec<&str> = all
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| [0, 2, 5].contains(i))
+        .map(|(_, l)| l)
+        .collect();
+    assert_eq!(two.lines().collect::<Vec<_>>(), want);
+    let json: Vec<Value> = serde_json::from_str(&run_ok(&[
+        "sweep",
+        "--grid",
+        "6:60:6",
+        "--metrics",
+        "--format",
+        "json",
+        "--combo",
+        "2",
+    ]))
+    .unwrap();
+    assert_eq!(json.len(), 1);
+    assert_eq!(json[0]["combo"], 2);
+    let folds = run_ok(&["sweep", "--grid", "6:60:6", "--folds", "4", "--combo", "5"]);
+    assert_eq!(folds.lines().count(), 5);
+    assert!(folds.lines().skip(1).all(|l| l.starts_with("5,")));
+    let e = run_err(&["sweep", "--grid", "6:60:6", "--combo", "6"]);
+    assert!(e.contains("--combo") && e.contains("6"), "{e}");
+}

@@ -13,7 +13,8 @@ use std::sync::mpsc;
 
 /// Sweeps the close series in `path` (`.npy`, `.csv`, `.parquet`; `column` picks a CSV or
 /// Parquet column) over `params`, holding about two chunks of [`CHUNK_BARS`] at a time, and
-/// returns the result (bit-identical to the in-memory sweep) and the number of bars.
+/// returns the result (bit-identical to the in-memory sweep), the number of bars and how many
+/// of them were missing (NaN, or an empty CSV cell).
 ///
 /// # Errors
 ///
@@ -27,9 +28,13 @@ pub fn sweep_file(
     variant: Variant,
     threads: Threads,
     progress: &dyn Progress,
-) -> anyhow::Result<(SweepResult, u64)> {
+) -> anyhow::Result<(SweepResult, u64, u64)> {
     let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
-    for_each_chunk(path, column, progress, |chunk| Ok(sweeper.push(chunk)?))?;
+    let mut missing = 0u64;
+    for_each_chunk(path, column, progress, |chunk| {
+        missing += chunk.iter().filter(|x| x.is_nan()).count() as u64;
+        Ok(sweeper.push(chunk)?)
+    })?;
     let bars = sweeper.bars();
     let result = sweeper
         .finish()
@@ -38,7 +43,7 @@ pub fn sweep_file(
             error: e,
         })
         .context("no bars to sweep")?;
-    Ok((result, bars))
+    Ok((result, bars, missing))
 }
 
 /// Reads the series in `path` chunk by chunk ([`CHUNK_BARS`] bars, read and checked on a second

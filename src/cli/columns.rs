@@ -28,6 +28,8 @@ pub struct Table<'a> {
     pub out: Option<&'a Path>,
     /// `--plot FILE --metric NAME`.
     pub plot: Option<(&'a Path, &'static str)>,
+    /// `--combo K,...`: only these rows (all when empty).
+    pub combos: &'a [usize],
 }
 
 impl Table<'_> {
@@ -110,6 +112,7 @@ pub fn write_table(
     } else {
         results::metrics_csv(params, rows, names, extra)
     };
+    let text = super::sweep_out::only(text, table.json, table.combos);
     match table.out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,

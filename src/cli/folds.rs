@@ -134,10 +134,18 @@ pub fn fold_json(rows: impl Iterator<Item = FoldRow>) -> String {
 }
 
 /// Writes the per-fold table to `out` (all at once) or standard output.
-pub fn write_folds(format: Format, out: Option<&Path>, swept: &FoldSweep) -> anyhow::Result<()> {
+pub fn write_folds(
+    format: Format,
+    out: Option<&Path>,
+    swept: &FoldSweep,
+    combos: &[usize],
+) -> anyhow::Result<()> {
+    let rows = swept
+        .rows()
+        .filter(|r| combos.is_empty() || combos.contains(&r.combo));
     let text = match format {
-        Format::Csv => fold_csv(swept.rows()),
-        Format::Json => fold_json(swept.rows()),
+        Format::Csv => fold_csv(rows),
+        Format::Json => fold_json(rows),
     };
     match out {
         Some(path) => write_atomic(path, &super::progress::Bar::new("writing"), |f| {

@@ -2,6 +2,7 @@
 
 use super::args::{Inputs, parse_variant, threads, variant_help};
 use super::sweep_out::{Format, write_results};
+use anyhow::Context;
 use hullsweep_engine::Address;
 use hullsweep_variants::rolling;
 use hullsweep_variants::simd::{Tier, WmaKernel};
@@ -28,6 +29,11 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
     pub(super) format: Format,
+    /// Report only these combos' rows (indices into the grid or params, comma separated, as the
+    /// `combo` column numbers them); every combo still runs, so indices and results are those
+    /// of the whole sweep.
+    #[arg(long, value_name = "K,K,...", value_delimiter = ',')]
+    pub(super) combo: Vec<usize>,
     /// Write results here instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(super) out: Option<PathBuf>,
@@ -84,6 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variant = args.variant.unwrap_or_else(Variant::fastest);
     let grid = args.input.grid();
     let params = args.input.combos()?;
+    hullsweep_kernel::check_combos(&args.combo, params.len()).context("--combo")?;
     if args.folds.is_some() || args.metrics || args.plot.is_some() || args.returns.is_some() {
         return research_columns(&args, variant, &params, &grid);
     }
@@ -105,11 +112,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &bar,
         );
         bar.finish();
-        let (result, bars) = swept?;
+        let (result, bars, missing) = swept?;
         let secs = start.elapsed().as_secs_f64();
-        write_results(args.format, args.out.as_deref(), &params, &result)?;
+        write_results(
+            args.format,
+            args.out.as_deref(),
+            &params,
+            &result,
+            &args.combo,
+        )?;
         eprintln!(
-            "swept {} combos over {bars} bars with {} in {secs:.3} s (read in chunks){}",
+            "swept {} combos over {bars} bars ({missing} missing) with {} in {secs:.3} s (read \
+             in chunks){}",
             params.len(),
             variant.name(),
             super::progress::peak_rss_note()
@@ -149,11 +163,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None if args.stats => Some(run_rolling(threads)?.1),
         None => None,
     };
-    write_results(args.format, args.out.as_deref(), &params, &result)?;
+    write_results(
+        args.format,
+        args.out.as_deref(),
+        &params,
+        &result,
+        &args.combo,
+    )?;
     eprintln!(
-        "swept {} combos over {} bars with {} in {secs:.3} s{}",
+        "swept {} combos over {} bars ({} missing) with {} in {secs:.3} s{}",
         params.len(),
         close.len(),
+        close.iter().filter(|x| x.is_nan()).count(),
         variant.name(),
         super::progress::peak_rss_note()
     );
@@ -193,7 +214,7 @@ fn research_columns(
             Some(folds),
             args.returns.as_deref(),
         )?;
-        return super::folds::write_folds(args.format, args.out.as_deref(), &swept);
+        return super::folds::write_folds(args.format, args.out.as_deref(), &swept, &args.combo);
     }
     super::columns::run_metrics(
         &series,
@@ -216,6 +237,7 @@ pub(super) fn table(args: &Args) -> super::columns::Table<'_> {
         metrics: args.metrics,
         out: args.out.as_deref(),
         plot: args.plot.as_deref().map(|p| (p, args.metric)),
+        combos: &args.combo,
     }
 }
 

@@ -12,6 +12,8 @@ use std::time::Instant;
 pub fn run(args: &Args, address: &Address) -> anyhow::Result<()> {
     refuse_local_only(args)?;
     let params = args.input.combos()?;
+    hullsweep_kernel::check_combos(&args.combo, params.len())
+        .map_err(|e| anyhow::anyhow!("--combo: {e}"))?;
     hullsweep_kernel::validate_params_and_fee(&params, args.input.fee)?;
     // The request carries the whole series, so a --data file is read whole.
     let close = args.input.close()?;
@@ -34,7 +36,13 @@ pub fn run(args: &Args, address: &Address) -> anyhow::Result<()> {
         super::columns::write_table(&params, &rows, &[], &table)?;
         super::columns::draw(&params, &args.input.grid(), &rows, &table)?;
     } else {
-        write_results(args.format, args.out.as_deref(), &params, &result)?;
+        write_results(
+            args.format,
+            args.out.as_deref(),
+            &params,
+            &result,
+            &args.combo,
+        )?;
     }
     eprintln!(
         "swept {} combos over {} bars on {address} ({route}) in {secs:.3} s",
