@@ -11,6 +11,26 @@
 //! Beside CSCV: [`deflated_sharpe`] (the best of N Sharpe ratios deflated for the N trials and
 //! non-normal returns) and [`walk_forward_select`] (the best train combo of each walk-forward
 //! window, from the sums of [`WalkSpec::segments`]); `reference/research_ref.py` is their oracle.
+//!
+//! # Example
+//!
+//! [`pbo`] over a small row-major `bars x combos` matrix (any strategy's bar returns; here a
+//! deterministic pseudo-random one), cut into 8 folds, ranking combos by Sharpe ratio:
+//!
+//! ```
+//! use hullsweep_research::{Metric, pbo};
+//!
+//! let (bars, combos, folds) = (240, 6, 8);
+//! // Row t, column j: bar t's return of combo j.
+//! let returns: Vec<f64> = (0..bars * combos)
+//!     .map(|i| ((i as f64 * 0.754_877_666).fract() - 0.5) * 0.01)
+//!     .collect();
+//! let result = pbo(&returns, bars, combos, folds, Metric::Sharpe, 1)?;
+//! assert_eq!(result.splits.len(), 70); // C(8, 4) ways to split 8 folds into two halves
+//! assert!((0.0..=1.0).contains(&result.pbo));
+//! println!("PBO {:.2}, P(OOS loss) {:.2}", result.pbo, result.prob_oos_loss);
+//! # Ok::<(), hullsweep_research::ResearchError>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

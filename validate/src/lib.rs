@@ -3,8 +3,39 @@
 //! ratio and walk-forward selection (docs/research.md).
 //!
 //! [`fold_sweep`] runs the variant once, folding each combo's bar returns into per-fold sums as
-//! they are produced ([`FoldSweeper`] the same fed in pieces, in bounded memory); [`validate`] adds the statistics of hullsweep-research over those sums,
-//! re-running only the few combos it selects (with the kernel, the oracle) for their returns.
+//! they are produced ([`FoldSweeper`] the same fed in pieces, in bounded memory); [`validate`]
+//! adds the statistics of hullsweep-research over those sums, running only the few combos it
+//! selects again for their returns.
+//!
+//! # Example
+//!
+//! [`validate`] a small sweep: 8 CSCV folds ranked by Sharpe ratio, no walk-forward, no
+//! returns written out:
+//!
+//! ```
+//! use hullsweep_kernel::{DEFAULT_FEE_PCT, GridSpec, ValidClose, gbm, grid};
+//! use hullsweep_research::Metric;
+//! use hullsweep_validate::{Plan, validate};
+//! use hullsweep_variants::{Threads, Variant};
+//!
+//! let close = gbm(2_000, 1, 0.01)?;
+//! let params = grid("6:60:8".parse::<GridSpec>()?)?;
+//! let plan = Plan { folds: 8, metric: Metric::Sharpe, walk: None };
+//! let v = validate(
+//!     Variant::fastest(),
+//!     ValidClose::new(&close)?,
+//!     &params,
+//!     DEFAULT_FEE_PCT,
+//!     Threads::Auto,
+//!     plan,
+//!     None,
+//! )?;
+//! assert_eq!(v.sweep.combos().len(), params.len());
+//! assert_eq!(v.cscv.splits.len(), 70); // C(8, 4)
+//! let (pbo, dsr) = (v.cscv.pbo, v.deflated.dsr);
+//! println!("PBO {pbo:.2}, deflated Sharpe ratio {dsr:.3} of combo {}", v.deflated.combo);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
