@@ -107,6 +107,98 @@ pub struct Tally {
     pub bad: u64,
     /// The first bad line skipped, as its message.
     pub first_bad: Option<String>,
+    /// Per reported combo, from its events: `(combo, its state)`, in combo order.
+    pub combos: Vec<(usize, ComboTally)>,
+}
+
+/// One combo's stream so far, read from its events: what the final summary says of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ComboTally {
+    /// The closed trades' PnL, summed in order from 0.0: the sweep's `pnl` bits.
+    pub pnl: f64,
+    /// Trades closed.
+    pub trades: u64,
+    /// The open position as `(side, entry bar, entry price)`, once one opened.
+    pub open: Option<(i64, u64, f64)>,
+}
+
+impl Tally {
+    /// A tally that also follows each combo marked in `report`.
+    pub fn following(report: &[bool]) -> Tally {
+        Tally {
+            combos: (0..report.len())
+                .filter(|&k| report[k])
+                .map(|k| (k, ComboTally::default()))
+                .collect(),
+            ..Tally::default()
+        }
+    }
+
+    /// Counts one reported event.
+    fn event(&mut self, e: &Event) {
+        let at = self.combos.binary_search_by_key(&e.combo(), |c| c.0);
+        let c = at.ok().map(|i| &mut self.combos[i].1);
+        match e {
+            Event::Open {
+                bar, side, price, ..
+            } => {
+                self.opens += 1;
+                if let Some(c) = c {
+                    c.open = Some((*side, *bar, *price));
+                }
+            }
+            Event::Close(t) => {
+                self.closes += 1;
+                if let Some(c) = c {
+                    c.pnl += t.pnl;
+                    c.trades += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Pushes bars already read and checked (a file's, as `hullsweep stream --data` reads it) into
+/// `live` and writes the reported combos' events as [`pump`] does, flushing once at the end.
+pub fn pump_bars(
+    bars: &[f64],
+    first_bar: u64,
+    mut out: impl Write,
+    live: &mut dyn Feed,
+    report: &[bool],
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let mut events = Vec::new();
+    for (i, &close) in bars.iter().enumerate() {
+        events.clear();
+        let bar = first_bar + i as u64;
+        match live.push_bar(close, &mut events) {
+            Ok(()) => {}
+            Err(FeedError::BadPrice(value)) => {
+                bail!("bar {bar}: a bad price ({value}): prices must be finite and > 0")
+            }
+            Err(FeedError::Other(e)) => return Err(e).with_context(|| format!("bar {bar}")),
+        }
+        tally.bars += 1;
+        tally.missing += u64::from(close.is_nan());
+        write_events(&mut out, &events, report, tally)?;
+    }
+    Ok(out.flush()?)
+}
+
+/// Writes the reported combos' events as JSON lines and counts them.
+fn write_events(
+    out: &mut impl Write,
+    events: &[Event],
+    report: &[bool],
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    for e in events.iter().filter(|e| report[e.combo()]) {
+        tally.event(e);
+        serde_json::to_writer(&mut *out, &EventLine::from(e))?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// True when `e` is a write to a reader that went away (`| head`), which a filter treats as a
@@ -199,14 +291,7 @@ pub fn pump(
         }
         tally.bars += 1;
         tally.missing += u64::from(close.is_nan());
-        for e in events.iter().filter(|e| report[e.combo()]) {
-            match e {
-                Event::Open { .. } => tally.opens += 1,
-                Event::Close(_) => tally.closes += 1,
-            }
-            serde_json::to_writer(&mut out, &EventLine::from(e))?;
-            out.write_all(b"\n")?;
-        }
+        write_events(&mut out, &events, report, tally)?;
         if !events.is_empty() {
             out.flush()?;
         }

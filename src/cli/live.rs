@@ -4,7 +4,8 @@
 use super::args::{FEE_HELP, load_params, parse_grid};
 use super::remote::RemoteFeed;
 use anyhow::Context;
-use hullsweep_data::live::{Feed, Tally, is_broken_pipe, pump};
+use hullsweep_data::for_each_chunk;
+use hullsweep_data::live::{Feed, Tally, is_broken_pipe, pump, pump_bars};
 use hullsweep_engine::Address;
 use hullsweep_kernel::{self as kernel, DEFAULT_FEE_PCT, GridSpec};
 use hullsweep_variants::Live;
@@ -56,8 +57,16 @@ pub struct Args {
     combo: Vec<usize>,
     /// Skip bad lines (not a number, a price <= 0 or infinite) instead of stopping; their count
     /// and the first one are reported on stderr at the end.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "data")]
     skip_bad: bool,
+    /// Read the bars from this file instead of stdin: a .npy (1-D float64), .csv or .parquet,
+    /// as `hullsweep sweep --data` reads it (an empty CSV cell is a missing bar; a bad price
+    /// stops the stream, named by index and line). The same events as the file's lines piped in.
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// The CSV or Parquet column holding the close, as `hullsweep sweep --column`.
+    #[arg(long, value_name = "NAME", requires = "data")]
+    column: Option<String>,
     /// Run the stream on an engine (`hullsweep serve`) at ADDR: shm:NAME, unix:PATH or
     /// tcp:HOST:PORT (TLS with --tls-ca or --tls-pin). Same output; each line is still pushed
     /// (one round trip) and its events written before the next line is read.
@@ -112,10 +121,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         report[k] = true;
     }
 
-    let stdin = std::io::stdin().lock();
-    let out = BufWriter::new(std::io::stdout().lock());
-    let mut tally = Tally::default();
-    let mut outcome = pump(stdin, out, feed, &report, args.skip_bad, &mut tally);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut tally = Tally::following(&report);
+    let mut outcome = match &args.data {
+        None => pump(
+            std::io::stdin().lock(),
+            out,
+            feed,
+            &report,
+            args.skip_bad,
+            &mut tally,
+        ),
+        Some(path) => {
+            let bar = super::progress::Bar::new("streaming");
+            let read = for_each_chunk(path, args.column.as_deref(), &bar, |chunk| {
+                let first = tally.bars;
+                pump_bars(chunk, first, &mut out, feed, &report, &mut tally)
+            });
+            bar.finish();
+            read.map(|_| ())
+        }
+    };
     if let Some(remote) = remote {
         outcome = outcome.and(remote.close());
     }
@@ -139,6 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             tally.first_bad.as_deref().unwrap_or("")
         );
     }
+    summary += &per_combo(&tally);
     match outcome {
         Ok(()) => {
             eprintln!("{summary}");
@@ -151,4 +178,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Err(e)
         }
     }
+}
+
+/// Combos summarised one per line at the end of a stream; more are left to `--combo`.
+const SUMMARY_COMBOS: usize = 20;
+
+/// The final per-combo lines: each reported combo's PnL, trades and open position, from its
+/// events (the PnL summed in order, so it is the sweep's own bits).
+fn per_combo(tally: &Tally) -> String {
+    if tally.combos.len() > SUMMARY_COMBOS {
+        return format!(
+            "\n(per-combo summary for up to {SUMMARY_COMBOS} combos: choose them with --combo)"
+        );
+    }
+    let mut s = String::new();
+    for (k, c) in &tally.combos {
+        let position = match c.open {
+            None => "flat".to_string(),
+            Some((side, bar, price)) => format!(
+                "{} since bar {bar} at {price}",
+                if side > 0 { "long" } else { "short" }
+            ),
+        };
+        s += &format!(
+            "\n  combo {k}: pnl {}, {} trades, {position}",
+            c.pnl, c.trades
+        );
+    }
+    s
 }

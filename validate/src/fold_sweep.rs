@@ -18,7 +18,8 @@ pub struct FoldSpec<'a> {
 /// One combo's whole-series figures beside its metrics (docs/research.md, "Per-fold report").
 #[derive(Clone, Debug)]
 pub struct ComboSummary {
-    /// The sweep's metrics, bit for bit those of [`Variant::sweep_metrics`].
+    /// The sweep's metrics, bit for bit those of
+    /// [`Variant::sweep_metrics`](hullsweep_variants::Variant::sweep_metrics).
     pub metrics: Metrics,
     /// Per-bar Sharpe over the whole series: mean / std of the T bar returns (ddof 0), 0 where
     /// std is 0, evaluated from the folds' sums as CSCV evaluates a half.

@@ -1,7 +1,7 @@
 //! Runs that keep every position change, and the bar returns read from them (docs/kernel.md,
 //! "Bar returns"): what the research statistics (per-fold reports, CSCV, deflated Sharpe) see.
 //!
-//! A variant runs each combo through its own pipeline with a [`Recorder`], an event loop that
+//! A variant runs each combo through its own pipeline with a `Recorder`, an event loop that
 //! notes the state after each bar where the position changed. Between two changes the state is
 //! constant, so the returns of every bar follow from the changes and the closes alone, with the
 //! kernel's operations in the kernel's order: the same bits as

@@ -110,8 +110,10 @@ fn a_hand_example_has_the_returns_of_its_definition() {
     let close = [100.0, 100.0, 110.0, f64::NAN, 99.0];
     let hma = [0.0, -1.0, 1.0, f64::NAN, -1.0];
     let r = hullsweep_kernel::backtest_returns(&close, &hma, &[0.0; 5], 0.5);
-    let realized = 0.0 + -1.0 * (110.0 / 100.0 - 1.0) * 100.0 - 0.5;
-    let e1 = 0.0 + -1.0 * (100.0 / 100.0 - 1.0) * 100.0;
+    // The loop's `pos as f64` of a short.
+    let short = -1.0;
+    let realized = 0.0 + short * (110.0 / 100.0 - 1.0) * 100.0 - 0.5;
+    let e1 = 0.0 + short * (100.0 / 100.0 - 1.0) * 100.0;
     let e4 = realized + 1.0 * (99.0 / 110.0 - 1.0) * 100.0;
     let want = [0.0, e1 - 0.0, realized - e1, 0.0, e4 - realized];
     assert_eq!(bits(&r), bits(&want));

@@ -9,8 +9,10 @@ use hullsweep_kernel::{Combo, Metrics, ValidClose};
 use hullsweep_variants::{ReturnScratch, RunState, Threads, Variant, effective_window};
 use proptest::prelude::*;
 
-/// Per combo: the returns, the `(exit_bar, pnl)` trades (bars of the whole series), the
-/// metrics; from one run over `pieces` of the series.
+/// One combo's returns, `(exit_bar, pnl)` trades (bars of the whole series) and metrics.
+type Run = (Vec<f64>, Vec<(usize, f64)>, Metrics);
+
+/// Per combo its [`Run`], from one run over the series cut at `cuts`.
 fn in_pieces(
     v: Variant,
     close: &[f64],
@@ -18,7 +20,7 @@ fn in_pieces(
     fee: f64,
     cuts: &[usize],
     block: usize,
-) -> Vec<(Vec<f64>, Vec<(usize, f64)>, Metrics)> {
+) -> Vec<Run> {
     let lookback = params.iter().map(effective_window).max().unwrap() - 1;
     let mut states = vec![RunState::new(); params.len()];
     let mut out = vec![(Vec::new(), Vec::new(), None::<usize>); params.len()];
