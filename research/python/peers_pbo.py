@@ -23,8 +23,8 @@ probability_of_backtest_overfitting.py and backtest_statistics.py), against docs
 - folds: `np.array_split(performances, S)` over the rows; splits:
   `itertools.combinations(range(S), S // 2)` as the training (IS) folds, the rest OOS, both
   concatenated in fold order. Same as hullsweep.
-- metric: the numba-jitted `sharpe_ratio(returns, risk_free_rate=0)` = mean / np.std (ddof 0), 0 where
-  the std is 0. Same definition as hullsweep's `sharpe` (per bar, not annualized); the sums are
+- metric: the numba-jitted `sharpe_ratio(returns, risk_free_rate=0)` = mean / np.std (ddof 0), 0
+  where the std is 0. Same definition as hullsweep's `sharpe` (per bar, not annualized); the sums are
   rounded differently (numba's loops vs hullsweep's shifted fold sums), a few ulps apart. Its
   `metric=` option takes any callable, so `mean` is compared by passing a numba mean.
 - n*: `np.argmax` of the IS metric: the first index on ties. Same.
@@ -124,7 +124,8 @@ def hullsweep_native():
         if spec is None or not spec.submodule_search_locations:
             raise
         pkg = spec.submodule_search_locations[0]
-        so = sorted(glob.glob(os.path.join(pkg, "_native*.so")) + glob.glob(os.path.join(pkg, "_native*.pyd")))
+        so = sorted(glob.glob(os.path.join(pkg, "_native*.so"))
+                    + glob.glob(os.path.join(pkg, "_native*.pyd")))
         if not so:
             raise
         ext = importlib.util.spec_from_file_location("hullsweep_rs._native", so[0])
@@ -135,20 +136,30 @@ def hullsweep_native():
 
 def worker(args):
     matrix = np.load(args.matrix)
+    done = [0]  # RiskLabAI splits evaluated in the timed call
     small = np.random.default_rng(0).normal(size=(64, 3))
     if args.worker == "risklabai":
         from RiskLabAI.backtest import probability_of_backtest_overfitting as rl_pbo
 
+        module = sys.modules[rl_pbo.__module__]
         if args.stable:
             # the module's `np` seen through a namespace whose argsort is stable
             import types
 
-            module = sys.modules[rl_pbo.__module__]
             shim = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np)
                                             if not k.startswith("__")})
             shim.argsort = lambda a, *rest, **kw: np.argsort(a, kind="stable")
             module.np = shim
         metric = _mean_metric() if args.metric == "mean" else None
+        # count the splits evaluated (the function is looked up in the module at each call), so
+        # that a run stopped at the timeout says how far it got
+        evaluate = module.performance_evaluation
+
+        def counted(*a, **kw):
+            done[0] += 1
+            return evaluate(*a, **kw)
+
+        module.performance_evaluation = counted
 
         def run(m):
             pbo, logits = rl_pbo(m, n_partitions=args.folds, metric=metric, n_jobs=1)
@@ -161,6 +172,7 @@ def worker(args):
             return float(r["pbo"]), np.asarray(r["logits"], dtype=np.float64)
 
     run(small)  # warm-up: numba compiles here, not in the timed call
+    done[0] = 0
 
     def alarm(signum, frame):
         raise TimeoutError
@@ -175,7 +187,7 @@ def worker(args):
         # the alarm's TimeoutError, possibly re-raised by joblib as something else
         if time.perf_counter() - t0 < args.timeout:
             raise
-        Path(args.out).write_text(json.dumps({"finished": False}))
+        Path(args.out).write_text(json.dumps({"finished": False, "splits_done": done[0]}))
         return 0
     finally:
         signal.alarm(0)
@@ -340,8 +352,15 @@ def main(argv=None):
                 ratio = f"{rl_t / hs_t:,.0f}×"
             else:
                 ident = "—"
-                rl_cells = ["—", None, f"did not finish in {args.timeout} s"]
+                splits = len(hs_runs[0]["logits"])
+                done = r.get("splits_done")
+                cell = f"did not finish in {args.timeout} s"
                 ratio = f"> {args.timeout / hs_t:,.0f}×"
+                if done:
+                    projected = args.timeout * splits / done
+                    cell += f" ({done:,} of {splits:,} splits: ~{projected:,.0f} s projected)"
+                    ratio += f" (~{projected / hs_t:,.0f}× projected)"
+                rl_cells = ["—", None, cell]
             runs = str(len(hs_runs)) if rl_done else f"1 / {len(hs_runs)}"
             metric_cell = metric + (" (RiskLabAI's argsort made stable)" if stable else "")
             rows.append(f"| {name} | {bars:,} × {n:,} | {metric_cell} | {rl_cells[0]} | {hs_pbo:.6f} "
@@ -352,7 +371,9 @@ def main(argv=None):
 
     print(f"PBO: RiskLabAI {rl_v['RiskLabAI']} `probability_of_backtest_overfitting` against "
           f"`hullsweep_rs.pbo`, S = {args.folds}, one core each (RiskLabAI n_jobs=1, hullsweep "
-          f"threads=1); times are medians of the runs, interleaved.")
+          f"threads=1); times are medians of the runs, interleaved (runs: timed runs per side, "
+          f"RiskLabAI / hullsweep where they differ). A RiskLabAI run stopped at the timeout "
+          f"projects its time from the splits it had done.")
     print()
     print(f"CPU: {cpu_model()} ({os.cpu_count()} cores). Date: "
           f"{datetime.date.today().isoformat()}. hullsweep commit {commit}.")
