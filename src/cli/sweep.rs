@@ -91,6 +91,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let grid = args.input.grid();
     let params = args.input.combos()?;
     hullsweep_kernel::check_combos(&args.combo, params.len()).context("--combo")?;
+    let bars = match args.input.data.as_deref() {
+        Some(path) => hullsweep_data::open(path, args.input.column.as_deref())?.len_hint(),
+        None => Some(hullsweep_kernel::DEFAULT_BARS as u64),
+    };
+    super::preflight::announce(&params, bars);
     if args.folds.is_some() || args.metrics || args.plot.is_some() || args.returns.is_some() {
         return research_columns(&args, variant, &params, &grid);
     }

@@ -83,6 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let threads = threads(args.threads)?;
     let params = args.input.combos()?;
     let close = args.input.close()?;
+    super::preflight::announce(&params, Some(close.len() as u64));
     let valid = ValidClose::new(&close)?;
     let writer = args
         .returns
