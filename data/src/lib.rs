@@ -3,6 +3,34 @@
 //!
 //! Formats depend on the [`Source`] trait ([`source`]) and on [`DataError`] ([`error`]), never
 //! the reverse; [`read`] picks a format by extension.
+//!
+//! # Example
+//!
+//! Write a series as `.npy`, read it back whole with [`read_close`], then stream it chunk by
+//! chunk through [`open`] into a [`Sweeper`](hullsweep_variants::Sweeper), which gives the
+//! batch sweep's results in bounded memory:
+//!
+//! ```
+//! use hullsweep_data::{open, read_close, write_f64_npy};
+//! use hullsweep_kernel::{DEFAULT_FEE_PCT, GridSpec, gbm, grid};
+//! use hullsweep_variants::{Sweeper, Threads, Variant};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("close.npy");
+//! let close = gbm(2_000, 1, 0.01)?;
+//! write_f64_npy(&path, &close)?;
+//! assert_eq!(read_close(&path, None)?, close); // by extension; `None`: no column to pick
+//!
+//! let params = grid("6:60:8".parse::<GridSpec>()?)?;
+//! let mut sweeper = Sweeper::new(&params, DEFAULT_FEE_PCT, Variant::fastest(), Threads::Auto)?;
+//! let (mut source, mut chunk) = (open(&path, None)?, Vec::new());
+//! while source.next_chunk(&mut chunk, 512)? {
+//!     sweeper.push(&chunk)?;
+//! }
+//! let batch = Variant::Reference.sweep(&close, &params, DEFAULT_FEE_PCT, Threads::Auto)?;
+//! assert_eq!(sweeper.finish()?, batch);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![deny(missing_docs)]
 

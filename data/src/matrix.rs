@@ -2,7 +2,7 @@
 //! read a chunk at a time (C order straight from the file; Fortran order whole, then transposed).
 
 use crate::error::{DataError, io_err};
-use npyz::{DType, NpyFile, Order, WriterBuilder};
+use npyz::{DType, Order, WriterBuilder};
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
@@ -32,9 +32,7 @@ fn malformed(path: &Path, detail: String) -> DataError {
 impl NpyMatrix {
     /// Opens the file and checks its header: float64 (`<f8` or `>f8`).
     pub fn open(path: &Path) -> Result<Self, DataError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        let npy = NpyFile::new(BufReader::with_capacity(1 << 20, file))
-            .map_err(|e| malformed(path, e.to_string()))?;
+        let npy = crate::npy::open_npy_file(path, 1 << 20)?;
         let descr = match npy.dtype() {
             DType::Plain(ts) => ts.to_string(),
             other => other.descr(),

@@ -6,16 +6,80 @@ use crate::source::Source;
 use hullsweep_kernel::Combo;
 use npyz::{DType, NpyFile, Order, WriterBuilder};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, BufWriter, ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-fn open_npy(path: &Path) -> Result<NpyFile<BufReader<File>>, DataError> {
-    let file = File::open(path).map_err(io_err(path))?;
-    NpyFile::new(BufReader::new(file)).map_err(|e| DataError::Malformed {
+/// The six bytes every `.npy` file starts with.
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// A file that does not start with [`MAGIC`], in words (the usual one is a CSV named `.npy`).
+const NO_MAGIC: &str = "it does not start with the \\x93NUMPY magic; is it a CSV or text file? \
+                        (a CSV is read from a .csv name)";
+
+fn malformed(path: &Path, detail: String) -> DataError {
+    DataError::Malformed {
         format: ".npy",
         path: path.to_path_buf(),
-        detail: e.to_string(),
+        detail,
+    }
+}
+
+/// A file that ends inside its header (after `len` bytes, where that is known), in words.
+fn cut_short(len: Option<u64>) -> String {
+    match len {
+        Some(len) => format!("the .npy header is cut short (the file ends after {len} bytes)"),
+        None => "the .npy header is cut short".into(),
+    }
+}
+
+/// What is wrong with a file that starts with `start` (its first bytes, up to 8) of `len` bytes
+/// in all, in words, before the decoder says it its own way; `None` when it starts as a `.npy`.
+fn bad_start(start: &[u8], len: u64) -> Option<String> {
+    let n = start.len().min(MAGIC.len());
+    if len == 0 {
+        Some("the file is empty (0 bytes), not a .npy array".into())
+    } else if start[..n] != MAGIC[..n] {
+        Some(NO_MAGIC.into())
+    } else if start.len() < 8 {
+        Some(cut_short(Some(len)))
+    } else {
+        None
+    }
+}
+
+/// Opens `path` as a `.npy` and reads its header, with a buffer of `capacity` bytes, saying in
+/// words what is wrong with a file that is not one: empty, without the `\x93NUMPY` magic (a CSV
+/// or text file under a `.npy` name), or with its header cut short. Every `.npy` reader of this
+/// crate opens its file here, so each names the same problems the same way.
+pub fn open_npy_file(path: &Path, capacity: usize) -> Result<NpyFile<BufReader<File>>, DataError> {
+    let mut file = File::open(path).map_err(io_err(path))?;
+    let meta = file.metadata().map_err(io_err(path))?;
+    // A pipe or device cannot be read twice; the decoder's own words are mapped below instead.
+    if meta.is_file() {
+        let mut start = Vec::with_capacity(8);
+        (&mut file)
+            .take(8)
+            .read_to_end(&mut start)
+            .map_err(io_err(path))?;
+        if let Some(detail) = bad_start(&start, meta.len()) {
+            return Err(malformed(path, detail));
+        }
+        file.seek(SeekFrom::Start(0)).map_err(io_err(path))?;
+    }
+    NpyFile::new(BufReader::with_capacity(capacity, file)).map_err(|e| {
+        let detail = if e.kind() == ErrorKind::UnexpectedEof {
+            cut_short(meta.is_file().then_some(meta.len()))
+        } else if e.to_string().contains("magic not found") {
+            NO_MAGIC.into()
+        } else {
+            format!("its header cannot be read: {e}")
+        };
+        malformed(path, detail)
     })
+}
+
+fn open_npy(path: &Path) -> Result<NpyFile<BufReader<File>>, DataError> {
+    open_npy_file(path, 8 * 1024)
 }
 
 fn check_dtype(
@@ -46,11 +110,7 @@ fn check_dtype(
 }
 
 fn read_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
-    move |e| DataError::Malformed {
-        format: ".npy",
-        path: path.to_path_buf(),
-        detail: e.to_string(),
-    }
+    move |e| malformed(path, e.to_string())
 }
 
 /// Reads a 1-D float64 `.npy` series.
@@ -140,14 +200,7 @@ pub struct NpySource {
 impl NpySource {
     /// Opens the file and checks its header: float64, one dimension.
     pub fn open(path: &Path) -> Result<Self, DataError> {
-        let file = File::open(path).map_err(io_err(path))?;
-        let npy = NpyFile::new(BufReader::with_capacity(1 << 20, file)).map_err(|e| {
-            DataError::Malformed {
-                format: ".npy",
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            }
-        })?;
+        let npy = open_npy_file(path, 1 << 20)?;
         let descr = match npy.dtype() {
             DType::Plain(ts) => ts.to_string(),
             other => format!("{other:?}"),

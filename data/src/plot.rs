@@ -1,7 +1,7 @@
 //! A sweep as a picture without Python (`hullsweep sweep --plot`), drawn with plotters as SVG: a
 //! heatmap over (HMA length, HMA3 length) for a two-axis grid, a line over the length otherwise.
 
-use anyhow::anyhow;
+use anyhow::{anyhow, bail};
 use hullsweep_kernel::{Combo, Grid};
 use plotters::prelude::*;
 use std::path::Path;
@@ -40,8 +40,23 @@ fn edges(lengths: &[i64]) -> Vec<f64> {
     e
 }
 
-/// Draws `values` (one per combo of `grid`, in its order) to an SVG at `path`; returns a line
-/// naming the best combo.
+/// Refuses a `path` that is not named `.svg` (in any case), naming it and the name to use: the
+/// plot is drawn as SVG only, and SVG bytes under a `.png` name open as a broken picture. Call it
+/// before the work whose result is drawn, to fail at once; [`draw`] checks it again.
+pub fn check_svg_path(path: &Path) -> anyhow::Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !ext.eq_ignore_ascii_case("svg") {
+        bail!(
+            "{}: the sweep plot writes SVG only; name the file .svg (such as {})",
+            path.display(),
+            path.with_extension("svg").display()
+        );
+    }
+    Ok(())
+}
+
+/// Draws `values` (one per combo of `grid`, in its order) to an SVG at `path` (which must be
+/// named `.svg`, see [`check_svg_path`]); returns a line naming the best combo.
 pub fn draw(
     path: &Path,
     grid: &Grid,
@@ -49,6 +64,7 @@ pub fn draw(
     values: &[f64],
     metric: &str,
 ) -> anyhow::Result<String> {
+    check_svg_path(path)?;
     let (hma, hma3) = grid.axes()?;
     let best = best(values, metric);
     let said = match best {
@@ -255,6 +271,21 @@ mod tests {
         assert_eq!(best(&[1.0, f64::NAN, 3.0, 3.0], "pnl"), Some(2));
         assert_eq!(best(&[1.0, 0.5, 3.0], "max_drawdown"), Some(1));
         assert_eq!(best(&[f64::NAN], "pnl"), None);
+    }
+
+    #[test]
+    fn only_an_svg_name_is_drawn() {
+        assert!(check_svg_path(Path::new("out/heat.SVG")).is_ok());
+        let e = check_svg_path(Path::new("out/heat.png"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("out/heat.png: "), "{e}");
+        assert!(
+            e.contains("SVG only; name the file .svg (such as out/heat.svg)"),
+            "{e}"
+        );
+        let e = check_svg_path(Path::new("heat")).unwrap_err().to_string();
+        assert!(e.contains("heat.svg"), "{e}");
     }
 
     #[test]

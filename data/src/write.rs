@@ -52,8 +52,108 @@ pub fn write_atomic(
     Ok(())
 }
 
-/// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) to `path` (`.npy` or `.parquet`) piece by
-/// piece, in bounded memory, reporting to `progress`; all or nothing, as [`write_atomic`].
+/// The formats [`write_gbm`] writes, chosen by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GbmFormat {
+    /// A 1-D float64 `.npy`.
+    Npy,
+    /// A `.parquet` with one float64 column `close`.
+    Parquet,
+    /// A `.csv` with the header `close`, one bar per line (see [`write_gbm_csv`]).
+    Csv,
+}
+
+impl GbmFormat {
+    /// The format `path`'s extension names, or an error naming the extension (or its absence).
+    pub fn of(path: &Path) -> anyhow::Result<Self> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let known = [
+            ("npy", Self::Npy),
+            ("parquet", Self::Parquet),
+            ("csv", Self::Csv),
+        ];
+        if let Some(&(_, f)) = known.iter().find(|(e, _)| ext.eq_ignore_ascii_case(e)) {
+            return Ok(f);
+        }
+        let what = match path.extension() {
+            Some(e) => format!(
+                "the extension .{} is not a format hullsweep writes",
+                e.display()
+            ),
+            None => "a file name without an extension".to_string(),
+        };
+        bail!(
+            "{}: {what}; name the file .npy, .csv or .parquet",
+            path.display()
+        )
+    }
+}
+
+/// The generator's bars, `CHUNK_BARS` at a time, handed to `put`; stops when `progress` is
+/// cancelled.
+fn gbm_pieces(
+    bars: usize,
+    seed: u64,
+    sigma: f64,
+    progress: &dyn Progress,
+    put: &mut dyn FnMut(&[f64]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if bars == 0 {
+        bail!("bad generator argument: bars = 0: the series needs at least one bar");
+    }
+    let mut generator = hullsweep_kernel::GbmStream::new(seed, sigma)?;
+    progress.start(Some(bars as u64));
+    let mut chunk = vec![0.0; CHUNK_BARS.min(bars)];
+    let mut left = bars;
+    while left > 0 {
+        if progress.cancelled() {
+            bail!("interrupted");
+        }
+        let piece = &mut chunk[..left.min(CHUNK_BARS)];
+        generator.fill(piece)?;
+        put(piece)?;
+        progress.advance(piece.len() as u64);
+        left -= piece.len();
+    }
+    Ok(())
+}
+
+/// One CSV cell of a close: Rust's shortest form that reads back to the same bits, and an empty
+/// cell for NaN (a missing bar, as the CSV reader takes it).
+fn csv_cell(v: f64, line: &mut String) {
+    use std::fmt::Write as _;
+    if !v.is_nan() {
+        let _ = write!(line, "{v}");
+    }
+    line.push('\n');
+}
+
+/// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) as CSV to `out` (a file, standard output):
+/// the header `close`, then one bar per line in Rust's shortest round-trip form (a missing bar
+/// would be an empty cell), so `--data` reads back the same bits. Not atomic by itself: a file is
+/// written through [`write_gbm`].
+pub fn write_gbm_csv(
+    out: &mut dyn Write,
+    bars: usize,
+    seed: u64,
+    sigma: f64,
+    progress: &dyn Progress,
+) -> anyhow::Result<()> {
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    w.write_all(b"close\n")?;
+    let mut text = String::new();
+    gbm_pieces(bars, seed, sigma, progress, &mut |piece| {
+        text.clear();
+        piece.iter().for_each(|&v| csv_cell(v, &mut text));
+        Ok(w.write_all(text.as_bytes())?)
+    })?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) to `path` (`.npy`, `.parquet` or `.csv`, see
+/// [`GbmFormat`]) piece by piece, in bounded memory, reporting to `progress`; all or nothing, as
+/// [`write_atomic`]. Any other extension is refused before anything is written.
 pub fn write_gbm(
     path: &Path,
     bars: usize,
@@ -61,47 +161,66 @@ pub fn write_gbm(
     sigma: f64,
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {
+    let format = GbmFormat::of(path)?;
     if bars == 0 {
         bail!("bad generator argument: bars = 0: the series needs at least one bar");
     }
-    let mut generator = hullsweep_kernel::GbmStream::new(seed, sigma)?;
-    progress.start(Some(bars as u64));
-    let mut chunk = vec![0.0; CHUNK_BARS];
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let parquet = ext.eq_ignore_ascii_case("parquet");
-    if !parquet && !ext.eq_ignore_ascii_case("npy") {
-        bail!("{}: expected a .npy or .parquet file name", path.display());
-    }
-    let mut pieces = |put: &mut dyn FnMut(&[f64]) -> anyhow::Result<()>| -> anyhow::Result<()> {
-        let mut left = bars;
-        while left > 0 {
-            if progress.cancelled() {
-                bail!("interrupted");
-            }
-            let piece = &mut chunk[..left.min(CHUNK_BARS)];
-            generator.fill(piece)?;
-            put(piece)?;
-            progress.advance(piece.len() as u64);
-            left -= piece.len();
-        }
-        Ok(())
-    };
+    hullsweep_kernel::GbmStream::new(seed, sigma)?;
     write_atomic(path, progress, |file| {
-        if parquet {
-            let mut w = ParquetWriter::new(file)?;
-            pieces(&mut |p| Ok(w.put(p)?))?;
-            w.finish()?;
-        } else {
-            let mut w = std::io::BufWriter::new(file);
-            let mut npy = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&[bars as u64])
-                .writer(&mut w)
-                .begin_nd()?;
-            pieces(&mut |p| Ok(npy.extend(p.iter().copied())?))?;
-            npy.finish()?;
-            w.flush()?;
+        match format {
+            GbmFormat::Csv => write_gbm_csv(file, bars, seed, sigma, progress)?,
+            GbmFormat::Parquet => {
+                let mut w = ParquetWriter::new(file)?;
+                gbm_pieces(bars, seed, sigma, progress, &mut |p| Ok(w.put(p)?))?;
+                w.finish()?;
+            }
+            GbmFormat::Npy => {
+                let mut w = std::io::BufWriter::new(file);
+                let mut npy = npyz::WriteOptions::new()
+                    .default_dtype()
+                    .shape(&[bars as u64])
+                    .writer(&mut w)
+                    .begin_nd()?;
+                gbm_pieces(bars, seed, sigma, progress, &mut |p| {
+                    Ok(npy.extend(p.iter().copied())?)
+                })?;
+                npy.finish()?;
+                w.flush()?;
+            }
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_csv_cell_is_the_shortest_round_trip_or_empty_for_nan() {
+        let mut line = String::new();
+        for v in [100.0, 0.1 + 0.2, 1e-300, f64::NAN, 1.5e300] {
+            csv_cell(v, &mut line);
+        }
+        let cells: Vec<&str> = line.lines().collect();
+        assert_eq!(cells[..2], ["100", "0.30000000000000004"]);
+        assert_eq!(cells[3], "");
+        assert_eq!(
+            cells[2].parse::<f64>().unwrap().to_bits(),
+            1e-300f64.to_bits()
+        );
+        assert_eq!(cells[4].parse::<f64>().unwrap(), 1.5e300);
+    }
+
+    #[test]
+    fn an_unknown_extension_is_named() {
+        let e = GbmFormat::of(Path::new("x.txt")).unwrap_err().to_string();
+        assert!(e.contains("x.txt: the extension .txt is not"), "{e}");
+        let e = GbmFormat::of(Path::new("x")).unwrap_err().to_string();
+        assert!(
+            e.contains("x: a file name without an extension; name"),
+            "{e}"
+        );
+        assert_eq!(GbmFormat::of(Path::new("a.CSV")).unwrap(), GbmFormat::Csv);
+    }
 }

@@ -24,13 +24,20 @@ pub struct Inputs {
         value_name = "LO:HI:K",
         default_value = "6:200:80",
         value_parser = parse_grid,
+        allow_hyphen_values = true,
         conflicts_with = "params"
     )]
     pub grid: GridSpec,
     /// Sweep the HMA3 lengths independently (a two-axis grid): every pair of a --grid length
     /// (the HMA: windows hma_n, hma_half, hma_sqrt) and a --grid3 length (the HMA3: hma3_m,
     /// hma3_half, hma3_third), HMA length outer. Without it one length sets both indicators.
-    #[arg(long, value_name = "LO:HI:K", value_parser = parse_grid, conflicts_with = "params")]
+    #[arg(
+        long,
+        value_name = "LO:HI:K",
+        value_parser = parse_grid,
+        allow_hyphen_values = true,
+        conflicts_with = "params"
+    )]
     pub grid3: Option<GridSpec>,
     /// Explicit combos: an n x 6 int64 .npy, columns hma_n, hma_half, hma_sqrt, hma3_m, hma3_half, hma3_third.
     #[arg(long, value_name = "FILE.npy")]
@@ -92,12 +99,38 @@ pub const FEE_HELP: &str = "Round-trip fee per closed trade, in percentage point
 
 /// Parses `--grid`/`--grid3 LO:HI:K` with the kernel's parser (the one Python and the Ray CLI
 /// use), which reports every problem at once and refuses `K` larger than the integers in
-/// `[LO, HI]`: more would repeat lengths, and with them whole combos.
+/// `[LO, HI]`: more would repeat lengths, and with them whole combos. The flags take values that
+/// start with `-` (so `-5:20:3` gets this message, not clap's "unexpected argument"); a value
+/// that is another flag (`--grid --data x`) is named as one.
 pub fn parse_grid(s: &str) -> Result<GridSpec, String> {
+    if s.starts_with("--") {
+        return Err(format!(
+            "expected LO:HI:K (for example 6:200:80), got the flag {s}; give the grid first"
+        ));
+    }
     s.parse::<GridSpec>().map_err(|e| match e {
         kernel::KernelError::BadGrid { detail } => detail,
         other => other.to_string(),
     })
+}
+
+/// Parses `--bars N`: a whole number of bars, at least 1. Negative numbers reach it (the flag
+/// allows them), so `--bars -5` is refused in these words rather than clap's.
+pub fn parse_bars(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 => usize::try_from(n).map_err(|_| format!("bars = {n} is too many")),
+        Ok(n) => Err(format!("bars = {n}: the series needs at least one bar")),
+        Err(_) => Err(format!("bars = {s:?} is not a whole number")),
+    }
+}
+
+/// Parses `--seed N`: a whole number from 0 to 2^64-1 (`--seed -1` is refused in these words).
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    let range = format!("a seed is a whole number from 0 to {}", u64::MAX);
+    match s.trim().parse::<i128>() {
+        Ok(n) => u64::try_from(n).map_err(|_| format!("seed = {n}: {range}")),
+        Err(_) => Err(format!("seed = {s:?}: {range}")),
+    }
 }
 
 /// `--threads N`: all cores without it; 0 is refused.
@@ -147,6 +180,26 @@ pub fn parse_metric(name: &str) -> Result<&'static str, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bars_and_seeds_name_the_bad_value() {
+        assert_eq!(parse_bars("3000"), Ok(3000));
+        assert!(parse_bars("-5").unwrap_err().starts_with("bars = -5: "));
+        assert!(parse_bars("0").unwrap_err().starts_with("bars = 0: "));
+        assert!(parse_bars("x").unwrap_err().contains("\"x\""));
+        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_seed("-1").unwrap_err().starts_with("seed = -1: "));
+        assert!(
+            parse_grid("--data")
+                .unwrap_err()
+                .contains("the flag --data")
+        );
+        assert!(
+            parse_grid("-5:20:3")
+                .unwrap_err()
+                .contains("LO = -5 must be >= 1")
+        );
+    }
 
     #[test]
     fn a_metric_is_known_or_named_with_every_known_one() {

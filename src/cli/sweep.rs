@@ -64,7 +64,7 @@ pub struct Args {
     pub(super) returns: Option<PathBuf>,
     /// Draw the sweep as an SVG: a heatmap over (HMA length, HMA3 length) for a two-axis grid
     /// (--grid3), a line over the length for a one-axis grid; the best combo is marked.
-    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"])]
+    #[arg(long, value_name = "FILE.svg", conflicts_with_all = ["params", "stats"], value_parser = svg_path)]
     pub(super) plot: Option<PathBuf>,
     /// The metric --plot draws: pnl, trades or any --metrics column (lowest is best for
     /// max_drawdown, highest for the others).
@@ -233,6 +233,13 @@ fn research_columns(
             table: table(args),
         },
     )
+}
+
+/// `--plot`: refused before any work unless it names an .svg.
+fn svg_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    hullsweep_data::plot::check_svg_path(&path).map_err(|e| e.to_string())?;
+    Ok(path)
 }
 
 /// What `--format`, `--metrics`, `--out` and `--plot` ask to be written and drawn.
