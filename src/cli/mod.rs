@@ -11,7 +11,9 @@ mod folds;
 mod gate;
 mod lab;
 mod live;
+mod manual;
 mod pbo;
+mod preflight;
 mod progress;
 mod remote;
 mod scale;
@@ -49,6 +51,7 @@ enum Command {
     Serve(serve::Args),
     Setup(setup::Args),
     TlsCert(tls_cert::Args),
+    ManualCli(manual::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -67,5 +70,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stream(args) => live::run(args),
         Command::Serve(args) => serve::run(args),
         Command::TlsCert(args) => tls_cert::run(args),
+        Command::ManualCli(args) => manual::run(args, <Cli as clap::CommandFactory>::command()),
     }
 }
