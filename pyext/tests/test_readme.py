@@ -1,5 +1,6 @@
-"""The README's heatmap block runs as written (matplotlib, off-screen), and sweep_metrics' dict is
-what DataFrame constructors take: the README's promise that a researcher can paste it."""
+"""The guide's heatmap block (docs/guide.md) runs as written (matplotlib, off-screen), and
+sweep_metrics' dict is what DataFrame constructors take: the promise that a researcher can paste
+it. The README's own Python block runs too."""
 
 import os
 import re
@@ -21,11 +22,18 @@ METRICS = ["pnl", "trades", "wins", "long_pnl", "short_pnl", "long_trades", "sho
 WINDOWS = ["hma_n", "hma_half", "hma_sqrt", "hma3_m", "hma3_half", "hma3_third"]
 
 
-def readme_block(marker: str) -> str:
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+def readme_block(marker: str, doc: str = "docs/guide.md") -> str:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / doc).read_text(), re.S)
     found = [b for b in blocks if marker in b]
-    assert len(found) == 1, f"expected one README python block with {marker!r}"
+    assert len(found) == 1, f"expected one python block with {marker!r} in {doc}"
     return found[0]
+
+
+def test_readme_python_block_runs(tmp_path):
+    code = readme_block("hullsweep_rs.validate", "README.md")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
 
 
 def test_readme_heatmap_block_runs_and_draws(tmp_path):

@@ -8,7 +8,7 @@
 pub struct Args {
     /// Also install what the Python tests need beyond numba: Ray and tqdm
     /// (reference/requirements-ray.txt, pinned) for hullsweep_rs.ray, and matplotlib
-    /// (reference/requirements-lab.txt) for the README's heatmap snippet, which they run.
+    /// (reference/requirements-lab.txt) for the guide's heatmap snippet (docs/guide.md), which they run.
     #[arg(long)]
     ray: bool,
 }

@@ -19,7 +19,7 @@ EXAMPLES = """\
 examples:
   # every .npy/.csv in data/ (the series is named after the file), on a local Ray
   python -m hullsweep_rs.ray --data data/ --grid 6:200:80 --out results.csv
-  # on a cluster started with `ray start --head` (see the README)
+  # on a cluster started with `ray start --head` (see docs/guide.md, "Many series on Ray")
   python -m hullsweep_rs.ray --data a.npy b.csv --params p.npy --address HEAD:6379 --out r.csv
 """
 
