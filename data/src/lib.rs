@@ -65,5 +65,5 @@ pub use read::{count_bars, open, read_close, read_valid_close};
 pub use research_plot::{MAX_SCATTER_POINTS, is_oos_scatter, logit_histogram, walk_forward_equity};
 pub use returns_npy::ReturnsWriter;
 pub use source::{CHUNK_BARS, Source, read_all, validate_chunk};
-pub use stream::{for_each_chunk, sweep_file};
+pub use stream::{for_each_chunk, sweep_file, sweep_series};
 pub use write::{write_atomic, write_gbm};

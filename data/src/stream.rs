@@ -14,7 +14,8 @@ use std::sync::mpsc;
 /// Sweeps the close series in `path` (`.npy`, `.csv`, `.parquet`; `column` picks a CSV or
 /// Parquet column) over `params`, holding about two chunks of [`CHUNK_BARS`] at a time, and
 /// returns the result (bit-identical to the in-memory sweep), the number of bars and how many
-/// of them were missing (NaN, or an empty CSV cell).
+/// of them were missing (NaN, or an empty CSV cell). `progress` counts bar·combos, advanced as
+/// each block of combos finishes a chunk ([`Sweeper::push_observed`]).
 ///
 /// # Errors
 ///
@@ -31,9 +32,16 @@ pub fn sweep_file(
 ) -> anyhow::Result<(SweepResult, u64, u64)> {
     let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
     let mut missing = 0u64;
-    for_each_chunk(path, column, progress, |chunk| {
+    let work = PerCombo {
+        inner: progress,
+        combos: params.len() as u64,
+    };
+    for_each_chunk(path, column, &work, |chunk| {
         missing += chunk.iter().filter(|x| x.is_nan()).count() as u64;
-        Ok(sweeper.push(chunk)?)
+        if !push_observed(&mut sweeper, chunk, progress)? {
+            bail!("interrupted; nothing was written");
+        }
+        Ok(())
     })?;
     let bars = sweeper.bars();
     let result = sweeper
@@ -44,6 +52,59 @@ pub fn sweep_file(
         })
         .context("no bars to sweep")?;
     Ok((result, bars, missing))
+}
+
+/// Sweeps a series in memory over `params` as [`Variant::sweep`] does, bit for bit, telling
+/// `progress` the bar·combos done as blocks of combos finish and stopping when it asks.
+///
+/// # Errors
+///
+/// A bad price, invalid params or fee, an empty series, or `progress` asked to stop.
+pub fn sweep_series(
+    close: &[f64],
+    params: &[Combo],
+    fee_pct: f64,
+    variant: Variant,
+    threads: Threads,
+    progress: &dyn Progress,
+) -> anyhow::Result<SweepResult> {
+    let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
+    progress.start(Some(close.len() as u64 * params.len() as u64));
+    if !push_observed(&mut sweeper, close, progress)? {
+        bail!("interrupted; nothing was written");
+    }
+    Ok(sweeper.finish()?)
+}
+
+/// One push, each finished block of combos reported to `progress` in bar·combos; `false` when
+/// `progress` asked to stop.
+fn push_observed(
+    sweeper: &mut Sweeper,
+    chunk: &[f64],
+    progress: &dyn Progress,
+) -> anyhow::Result<bool> {
+    let bars = chunk.len() as u64;
+    Ok(sweeper.push_observed(chunk, &mut |combos| {
+        progress.advance(bars * combos as u64);
+        !progress.cancelled()
+    })?)
+}
+
+/// A sweep's progress seen by [`for_each_chunk`], which counts bars: the total becomes
+/// bar·combos, and the advances are made per block of combos by [`push_observed`] instead.
+struct PerCombo<'a> {
+    inner: &'a dyn Progress,
+    combos: u64,
+}
+
+impl Progress for PerCombo<'_> {
+    fn start(&self, total: Option<u64>) {
+        self.inner.start(total.map(|bars| bars * self.combos));
+    }
+
+    fn cancelled(&self) -> bool {
+        self.inner.cancelled()
+    }
 }
 
 /// Reads the series in `path` chunk by chunk ([`CHUNK_BARS`] bars, read and checked on a second

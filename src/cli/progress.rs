@@ -26,19 +26,29 @@ pub fn catch_interrupt() {
     }
 }
 
-/// The CLI's [`Progress`]: a bar labelled `what` (bars done, rate, ETA) once the work starts,
+/// The CLI's [`Progress`]: a bar labelled `what` (units done, rate, ETA) once the work starts,
 /// on stderr when it is a terminal and hidden otherwise; cancelled by Ctrl-C.
 pub struct Bar {
     what: &'static str,
+    unit: &'static str,
     bar: OnceLock<ProgressBar>,
 }
 
 impl Bar {
-    /// A bar that appears when the work starts.
+    /// A bar counting bars (a file read or written), shown when the work starts.
     pub fn new(what: &'static str) -> Bar {
         Bar {
             what,
+            unit: "bars",
             bar: OnceLock::new(),
+        }
+    }
+
+    /// A bar counting a sweep's work in bar·combos, so a big grid moves as a long series does.
+    pub fn sweep() -> Bar {
+        Bar {
+            unit: "bar·combos",
+            ..Bar::new("sweeping")
         }
     }
 
@@ -52,7 +62,7 @@ impl Bar {
 
 impl Progress for Bar {
     fn start(&self, total: Option<u64>) {
-        let _ = self.bar.set(progress(total, self.what));
+        let _ = self.bar.set(progress(total, self.what, self.unit));
     }
 
     fn advance(&self, bars: u64) {
@@ -66,16 +76,16 @@ impl Progress for Bar {
     }
 }
 
-/// A progress bar on stderr when it is a terminal (bars done, rate, ETA), hidden otherwise.
-fn progress(total: Option<u64>, what: &str) -> ProgressBar {
+/// A progress bar on stderr when it is a terminal (units done, rate, ETA), hidden otherwise.
+fn progress(total: Option<u64>, what: &str, unit: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let template = match total {
         Some(_) => format!(
-            "{what} {{wide_bar}} {{human_pos}}/{{human_len}} bars, {{per_sec}}, ETA {{eta}}"
+            "{what} {{wide_bar}} {{human_pos}}/{{human_len}} {unit}, {{per_sec}}, ETA {{eta}}"
         ),
-        None => format!("{what} {{spinner}} {{human_pos}} bars, {{per_sec}}, {{elapsed}}"),
+        None => format!("{what} {{spinner}} {{human_pos}} {unit}, {{per_sec}}, {{elapsed}}"),
     };
     let bar = match total {
         Some(n) => ProgressBar::new(n),

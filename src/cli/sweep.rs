@@ -106,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // in memory for its rolling pass.
     if let (Some(path), false) = (args.input.data.as_deref(), args.stats || args.in_memory) {
         let start = Instant::now();
-        let bar = super::progress::Bar::new("sweeping");
+        let bar = super::progress::Bar::sweep();
         let swept = hullsweep_data::sweep_file(
             path,
             args.input.column.as_deref(),
@@ -157,10 +157,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (r, s) = run_rolling(threads)?;
         (r, Some(s))
     } else {
-        (
-            variant.sweep(&close, &params, args.input.fee, threads)?,
-            None,
-        )
+        let bar = super::progress::Bar::sweep();
+        let swept =
+            hullsweep_data::sweep_series(&close, &params, args.input.fee, variant, threads, &bar);
+        bar.finish();
+        (swept?, None)
     };
     let secs = start.elapsed().as_secs_f64();
     let stats = match stats {

@@ -50,6 +50,19 @@ pub struct Sweeper {
     bars: u64,
 }
 
+/// The work, in bar·combos, of one block of [`Sweeper::push_observed`]: about a second of the
+/// slowest variants' work on one core, a few milliseconds of the fastest's.
+pub const OBSERVED_BLOCK_WORK: usize = 1 << 27;
+
+/// Combos per block of an observed push over `bars` bars: about [`OBSERVED_BLOCK_WORK`]
+/// bar·combos, a multiple of 64 (whole SIMD lanes and several per worker), all when fewer.
+fn observed_block(combos: usize, bars: usize) -> usize {
+    let per = OBSERVED_BLOCK_WORK
+        .div_ceil(bars.max(1))
+        .next_multiple_of(64);
+    per.min(combos).max(1)
+}
+
 /// The effective lookback of a combo: `d` at bar `i` reads bars `i + 1 - W ..= i` (the batch's
 /// `Plan::route` calls it `weff`; a series shorter than it gives an all-NaN `d`).
 pub fn effective_window(combo: &Combo) -> usize {
@@ -87,8 +100,32 @@ impl Sweeper {
     /// price is refused with its index in the whole series, and the sweeper is left as it was
     /// before this push, so a caller may skip or fix the chunk.
     pub fn push(&mut self, chunk: &[f64]) -> Result<(), KernelError> {
+        self.run(chunk, self.params.len().max(1), None).map(|_| ())
+    }
+
+    /// [`push`](Sweeper::push), reporting as it goes: the combos are swept in blocks of about
+    /// [`OBSERVED_BLOCK_WORK`] bar·combos each, and after each block `observe(n)` is told that
+    /// `n` more combos have seen the whole chunk, so a big grid shows progress within one chunk.
+    /// When `observe` returns `false` the push stops there, returns `Ok(false)` and leaves the
+    /// sweeper as it was before the push. Combos are independent, so the blocks change no bit.
+    pub fn push_observed(
+        &mut self,
+        chunk: &[f64],
+        observe: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<bool, KernelError> {
+        let block = observed_block(self.params.len(), self.tail.len() + chunk.len());
+        self.run(chunk, block, Some(observe))
+    }
+
+    /// The push, `block` combos at a time, `observe` told after each block.
+    fn run(
+        &mut self,
+        chunk: &[f64],
+        block: usize,
+        observe: Option<&mut dyn FnMut(usize) -> bool>,
+    ) -> Result<bool, KernelError> {
         if chunk.is_empty() {
-            return Ok(());
+            return Ok(true);
         }
         validate_close(chunk).map_err(|e| match e {
             KernelError::BadPrice { index, value } => KernelError::BadPrice {
@@ -100,41 +137,31 @@ impl Sweeper {
         // A combo's states are replaced only when the whole push succeeded.
         let mut states = self.states.clone();
         let keep = self.lookback.min(self.tail.len() + chunk.len());
-        if self.tail.is_empty() {
-            // The first push (and the batch): no copy.
-            let valid = ValidClose::new(chunk)?;
-            let f = self.variant;
-            f.sweep_from(
-                valid,
-                &self.params,
-                self.fee_pct,
-                self.threads,
-                0,
-                &mut states,
-            )?;
-            self.tail.extend_from_slice(&chunk[chunk.len() - keep..]);
+        // The first push (and the batch) needs no copy.
+        let (series, from) = if self.tail.is_empty() {
+            (chunk, 0)
         } else {
             self.buf.clear();
             self.buf.extend_from_slice(&self.tail);
             self.buf.extend_from_slice(chunk);
-            let valid = ValidClose::new(&self.buf)?;
-            let from = self.tail.len();
+            (&self.buf[..], self.tail.len())
+        };
+        let valid = ValidClose::new(series)?;
+        let mut observe = observe;
+        for (p, s) in self.params.chunks(block).zip(states.chunks_mut(block)) {
             let f = self.variant;
-            f.sweep_from(
-                valid,
-                &self.params,
-                self.fee_pct,
-                self.threads,
-                from,
-                &mut states,
-            )?;
-            self.tail.clear();
-            self.tail
-                .extend_from_slice(&self.buf[self.buf.len() - keep..]);
+            f.sweep_from(valid, p, self.fee_pct, self.threads, from, s)?;
+            if let Some(observe) = observe.as_mut()
+                && !observe(p.len())
+            {
+                return Ok(false);
+            }
         }
+        self.tail.clear();
+        self.tail.extend_from_slice(&series[series.len() - keep..]);
         self.states = states;
         self.bars += chunk.len() as u64;
-        Ok(())
+        Ok(true)
     }
 
     /// Bars pushed so far.
@@ -172,5 +199,67 @@ impl Sweeper {
             return Err(KernelError::EmptySeries);
         }
         Ok(self.result())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(n: usize) -> Vec<f64> {
+        hullsweep_kernel::default_close()[..n].to_vec()
+    }
+
+    #[test]
+    fn blocks_change_no_bit_and_report_every_combo() {
+        let close = series(6_000);
+        let params = hullsweep_kernel::default_params();
+        for variant in [Variant::Reference, Variant::Simd, Variant::Rolling] {
+            let mut whole = Sweeper::new(&params, 0.09, variant, Threads::Fixed(1)).unwrap();
+            let mut blocks = whole.clone();
+            for chunk in close.chunks(2_500) {
+                whole.push(chunk).unwrap();
+                let mut seen = 0;
+                let mut observe = |n: usize| {
+                    seen += n;
+                    true
+                };
+                assert!(blocks.run(chunk, 7, Some(&mut observe)).unwrap());
+                assert_eq!(seen, params.len(), "{variant:?}");
+                assert_eq!(blocks.result(), whole.result(), "{variant:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_push_leaves_the_sweeper_as_it_was() {
+        let close = series(4_000);
+        let params = hullsweep_kernel::default_params();
+        let mut s = Sweeper::new(&params, 0.09, Variant::Simd, Threads::Fixed(1)).unwrap();
+        s.push(&close[..1_000]).unwrap();
+        let before = (s.result(), s.bars(), s.tail.clone());
+        let mut calls = 0;
+        let mut stop_second = |_: usize| {
+            calls += 1;
+            calls < 2
+        };
+        assert!(!s.run(&close[1_000..], 16, Some(&mut stop_second)).unwrap());
+        assert_eq!(calls, 2);
+        assert_eq!((s.result(), s.bars(), s.tail.clone()), before);
+        // It then goes on as if the stopped push had never been made.
+        s.push(&close[1_000..]).unwrap();
+        let batch = Variant::Simd
+            .sweep(&close, &params, 0.09, Threads::Fixed(1))
+            .unwrap();
+        assert_eq!(s.finish().unwrap(), batch);
+    }
+
+    #[test]
+    fn observed_blocks_are_whole_lanes_and_cover_the_work() {
+        assert_eq!(observed_block(80, 150_000), 80);
+        assert_eq!(observed_block(10_000, 150_000), 896);
+        assert_eq!(observed_block(10_000, 1), 10_000);
+        assert_eq!(observed_block(0, 10), 1);
+        assert_eq!(observed_block(100_000, 1 << 30), 64);
     }
 }
