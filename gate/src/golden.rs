@@ -10,12 +10,14 @@ use hullsweep_kernel::SweepResult;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Where the fixtures live.
+/// Where the fixtures live: `gate/tests/golden` in the source tree this crate was built from.
 pub fn dir() -> PathBuf {
-    crate::numba::root()
-        .join("gate")
-        .join("tests")
-        .join("golden")
+    dir_in(crate::numba::root())
+}
+
+/// `gate/tests/golden` in the checkout `root`.
+pub fn dir_in(root: &Path) -> PathBuf {
+    root.join("gate").join("tests").join("golden")
 }
 
 /// The fixture file for `dataset` in `dir`: `<dir>/<dataset>.json`.

@@ -45,6 +45,7 @@ pub mod bless;
 pub mod compare;
 pub mod fixture;
 pub mod golden;
+pub mod home;
 pub mod metrics;
 pub mod numba;
 pub mod suite;

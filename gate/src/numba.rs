@@ -34,15 +34,16 @@ impl Mode {
     }
 }
 
-/// The project root (where `reference/` and `.venv` live): the gate crate's parent directory.
+/// The source tree this crate was built from (its golden fixtures live there). The numba side
+/// runs from [`home`](crate::home::home) instead, which is chosen at run time.
 pub fn root() -> &'static Path {
     let gate = Path::new(env!("CARGO_MANIFEST_DIR"));
     gate.parent().unwrap_or(gate)
 }
 
-/// The numba reference script.
-pub fn script() -> PathBuf {
-    root().join("reference").join("hullsweep_ref.py")
+/// The numba reference script, in the [`home`](crate::home::home).
+pub fn script() -> anyhow::Result<PathBuf> {
+    Ok(crate::home::home()?.reference().join("hullsweep_ref.py"))
 }
 
 /// Overrides the interpreter (and skips creating `.venv`): a Python that already has numba.
@@ -56,7 +57,8 @@ fn venv_python(venv: &Path) -> PathBuf {
     }
 }
 
-/// Returns the Python that runs the reference, creating `.venv` on first use.
+/// Returns the Python that runs the reference, creating `.venv` in the
+/// [`home`](crate::home::home) on first use (the checkout's own, else a per-user folder).
 ///
 /// The venv is built with `python3 -m venv` and `pip install -r reference/requirements.txt`; a
 /// stamp file holding the requirements it was built from makes a changed requirements file
@@ -66,9 +68,10 @@ pub fn ensure_venv(progress: bool) -> anyhow::Result<PathBuf> {
     if let Some(python) = std::env::var_os(PYTHON_ENV).filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(python));
     }
-    let venv = root().join(".venv");
+    let home = crate::home::home()?;
+    let venv = home.venv();
     let python = venv_python(&venv);
-    let requirements_path = root().join("reference").join("requirements.txt");
+    let requirements_path = home.reference().join("requirements.txt");
     let requirements = fs::read_to_string(&requirements_path)
         .with_context(|| format!("cannot read {}", requirements_path.display()))?;
     let stamp = venv.join(".hullsweep-requirements");
@@ -88,9 +91,10 @@ pub fn ensure_venv(progress: bool) -> anyhow::Result<PathBuf> {
         return Ok(python);
     }
     let retry = format!(
-        "fix the cause and run again (delete {} to start from scratch), or set {PYTHON_ENV} to a \
-         Python that has numba",
-        venv.display()
+        "fix the cause and run again (delete {} to start from scratch), set {PYTHON_ENV} to a \
+         Python that has numba, or {} to another folder",
+        venv.display(),
+        crate::home::HOME_ENV
     );
     if progress {
         eprintln!(
@@ -120,11 +124,12 @@ pub fn ensure_venv(progress: bool) -> anyhow::Result<PathBuf> {
 /// that [`ensure_venv`] returns. In `.venv` a stamp holding the file's text skips pip next time.
 pub fn ensure_extra(file: &str, progress: bool) -> anyhow::Result<PathBuf> {
     let python = ensure_venv(progress)?;
-    let path = root().join("reference").join(file);
+    let home = crate::home::home()?;
+    let path = home.reference().join(file);
     let wanted =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let in_venv = std::env::var_os(PYTHON_ENV).is_none_or(|p| p.is_empty());
-    let stamp = root().join(".venv").join(format!(".hullsweep-{file}"));
+    let stamp = home.venv().join(format!(".hullsweep-{file}"));
     if in_venv && fs::read_to_string(&stamp).ok().as_ref() == Some(&wanted) {
         return Ok(python);
     }
@@ -245,7 +250,7 @@ pub fn run(close: &[f64], params: &[Combo], fee: f64, mode: Mode) -> anyhow::Res
     let (close_path, params_path) = write_inputs(dir.path(), close, params)?;
     let (pnl_path, trades_path) = (dir.path().join("pnl.npy"), dir.path().join("trades.npy"));
     let mut cmd = Command::new(&python);
-    cmd.arg(script())
+    cmd.arg(script()?)
         .arg("run")
         .arg("--close")
         .arg(&close_path)
@@ -293,7 +298,7 @@ impl Worker {
     /// Starts the worker with a given interpreter.
     pub fn start_with(python: &Path) -> anyhow::Result<Worker> {
         let mut child = Command::new(python)
-            .arg(script())
+            .arg(script()?)
             .arg("worker")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 /// Then the trade log: every closed trade of every combo, from each implementation of it, must
 /// be numba's bit for bit (one line per dataset). Without --data, --params or --grid it runs the whole dataset suite (the default data and the
 /// edge cases); with them, your series and combos. The first run creates .venv with numba
-/// (about a minute). Exits non-zero if any dataset fails. The rule and the datasets are
+/// (about a minute) where `hullsweep setup --help` says. Exits non-zero if any dataset fails. The rule and the datasets are
 /// described in the repository's docs/gate.md.
 #[derive(clap::Args, Debug)]
 #[command(group = clap::ArgGroup::new("user").args(["data", "params", "grid"]).multiple(true))]
@@ -64,7 +64,8 @@ pub struct Args {
     /// Regenerate the golden fixtures from live numba (single and prange must agree bit for bit).
     #[arg(long, conflicts_with_all = ["data", "params", "grid", "variant"])]
     write_golden: bool,
-    /// Where --write-golden writes (default: gate/tests/golden in the source tree).
+    /// Where --write-golden writes (default: gate/tests/golden in the checkout holding the
+    /// current directory; outside one, DIR is required).
     #[arg(long, value_name = "DIR", requires = "write_golden")]
     golden_dir: Option<PathBuf>,
 }
@@ -91,7 +92,18 @@ enum Oracle {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.write_golden {
-        let dir = args.golden_dir.unwrap_or_else(golden::dir);
+        let dir = match args.golden_dir {
+            Some(dir) => dir,
+            None => hullsweep_gate::home::checkout()
+                .map(|c| golden::dir_in(&c))
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "--write-golden writes into the checkout's gate/tests/golden, and the \
+                         current directory is not inside a hullsweep checkout: run it from one, \
+                         or name the folder with --golden-dir DIR"
+                    )
+                })?,
+        };
         return bless::write_golden(&dir, |line| eprintln!("{line}"));
     }
     let variants: Vec<Variant> = match args.variant {

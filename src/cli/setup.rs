@@ -1,9 +1,15 @@
 //! `hullsweep setup`: create the Python environment the numba reference runs in (and, with
 //! `--ray`, what the distributed sweeps of `hullsweep_rs.ray` need).
 
-/// Create .venv with numba from reference/requirements.txt (done on first use anyway).
+/// Create the Python environment the numba reference runs in (done on first use anyway).
 ///
-/// Set HULLSWEEP_PYTHON to use another interpreter that already has numba instead.
+/// `lab`, `gate` and `setup` keep the reference scripts and a .venv with numba (from
+/// reference/requirements.txt) in one folder, chosen in this order: HULLSWEEP_HOME if set; the
+/// hullsweep source checkout holding the current directory (its reference/ and .venv); else
+/// $XDG_DATA_HOME/hullsweep, or ~/.local/share/hullsweep, which receives the reference scripts
+/// built into this binary. So an installed binary works anywhere and never writes into the
+/// source tree it was built from. Set HULLSWEEP_PYTHON to use another interpreter that already
+/// has numba instead of creating .venv.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Also install what the Python tests need beyond numba: Ray and tqdm
