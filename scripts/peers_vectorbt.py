@@ -18,8 +18,6 @@ compiles its numba functions); hullsweep's is the median of three.
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -195,6 +193,10 @@ def main():
               "scripts/peers_vectorbt.py)")
         return 0
     import hullsweep_rs  # noqa: F401
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from report_header import Header
+    header = Header(".venv-peers/bin/python scripts/peers_vectorbt.py",
+                    python=("numpy", "numba", "pandas", "vectorbt"))
     names = args.datasets or sorted(p.name[:-len(".close.npy")]
                                     for p in args.suite.glob("*.close.npy"))
     lines = []
@@ -223,8 +225,6 @@ def main():
         all_reasons.extend((name, k, params[k].tolist(), v["trades"][k], h["trades"][k], r)
                            for k, r in reasons)
     if args.out:
-        import numba
-        import pandas
         import hullsweep_rs as hs
         rows = "\n".join(
             f"| {n} | {b:,} × {c} | {v['seconds']:.3f} | {h['seconds']:.4f} | "
@@ -233,27 +233,20 @@ def main():
             for n, b, c, v, h, d, tr, dp, bm in lines)
         why = "\n".join(f"| {n} | {k} `{c}` | {vt} | {ht} | {r} |"
                         for n, k, c, vt, ht, r in all_reasons) or "| – | – | – | – | none |"
-        args.out.write_text(REPORT.format(why=why,
-            rows=rows, vbt=vectorbt.__version__, pandas=pandas.__version__,
-            numba=numba.__version__, numpy=np.__version__, python=platform.python_version(),
-            cpu=cpu(), cores=os.cpu_count(), date=time.strftime("%Y-%m-%d"),
-            fastest=hs.fastest()))
+        # research/python/peers_pbo.py's section (from its heading on) is kept as it is.
+        old = args.out.read_text() if args.out.exists() else ""
+        kept = old[old.index(PBO_HEADING):] if PBO_HEADING in old else ""
+        text = REPORT.format(why=why, rows=rows, header=header.markdown(), fastest=hs.fastest())
+        args.out.write_text(text + ("\n" + kept if kept else ""))
         print(f"wrote {args.out}")
     return 0
 
 
-def cpu():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+PBO_HEADING = "## PBO: risklabai"
 
+REPORT = """# Peers side by side: vectorbt, RiskLabAI
 
-REPORT = """# Peers side by side: vectorbt
-
+{header}
 The same sweep (docs/kernel.md: HMA/HMA3 stop-and-reverse, every combo of each gate dataset) run
 by hullsweep_rs (`sweep_metrics`, variant `{fastest}` = `fastest` here) and by vectorbt as a
 vectorbt user writes it: a WMA from `IndicatorFactory` (vectorbt ships SMA and EMA, not WMA) with
@@ -295,10 +288,8 @@ account leaves it unable to trade, where the kernel books each trade's return on
 combo can have both; the table names the first one found. Neither is a bug on either side: they
 are different definitions, and docs/kernel.md states hullsweep's. vectorbt's time includes the
 WMA, a numba loop in the kernel's order (O(window) per bar, like the numba reference), which is
-most of it on long series.
-
-Versions: vectorbt {vbt}, pandas {pandas}, numba {numba}, numpy {numpy}, Python {python}.
-Machine: {cpu}, {cores} cores. Date: {date}.
+most of it on long series. Timings are single runs or medians of three, not interleaved: read
+the ratios as orders of magnitude.
 """
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from hullsweep_rs import client as hc  # pip install ./pyext (scripts/test insta
 
 ROOT = Path(__file__).resolve().parents[2]
 FEE = 0.09
+sys.path.insert(0, str(ROOT / "scripts"))
+from report_header import Header  # noqa: E402,F401 (the reports' header, for the study's scripts)
 
 
 def sh(*cmd: str) -> str:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import pickle
-import platform
 import random
 import re
 import statistics
@@ -19,14 +17,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 from hullsweep_rs import client as hc  # pip install ./pyext (scripts/test installs it in .venv)
 
 from boundary_bare import bare_hold, start_bare_echo
-from boundary_engine import FEE, ROOT, Servers, default_grid, load_reference, sh, variant_exists
+from boundary_engine import FEE, ROOT, Header, Servers, default_grid, load_reference, sh, variant_exists
 from boundary_measure import echo_reps, fit_floor_bandwidth, gate, median_of, timed
 from boundary_report import write_report
 
@@ -47,6 +44,11 @@ def main() -> None:
                     help="timed bars per stream size in the live-streams section (0 skips it)")
     ap.add_argument("--granularity-bars", type=int, default=150_000,
                     help="bars of the granularity section's job, granularity.py (0 skips it)")
+    ap.add_argument("--stream-bars", type=int, default=150_000,
+                    help="bars of the `stream --connect` section, stream_connect.py (0 skips it)")
+    ap.add_argument("--stream-rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true",
+                    help="the granularity section's quick mode (and say so in the header)")
     ap.add_argument("--ref-note", default=None,
                     help="how to describe the numba reference in the report, when not reference/ here")
     args = ap.parse_args()
@@ -59,8 +61,8 @@ def main() -> None:
     ref, ref_path = load_reference(args.ref_dir)
     in_repo_ref = ROOT in ref_path.resolve().parents
     rng = random.Random(12345)
-    started = datetime.now(timezone.utc)
-    load_before = os.getloadavg()
+    header = Header(".venv/bin/python engine/python/boundary_study.py" + (" --quick" if args.quick else ""))
+    started = header.started
 
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
@@ -302,19 +304,10 @@ def main() -> None:
                 bare.close()
                 bare_proc.wait(timeout=30)
 
-    versions = {
-        "cpu": next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor()),
-        "cores": os.cpu_count(),
-        "rustc": sh("rustc", "-vV"),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": __import__("numba").__version__,
-        "commit": sh("git", "rev-parse", "--short", "HEAD").strip(),
-    }
-    write_report(args, versions, started, ref_path, in_repo_ref, unchecked, params, times, gates,
+    write_report(args, header, started, ref_path, in_repo_ref, unchecked, params, times, gates,
                  rust_inproc_server, batch_boundary, params_only_boundary, sizes, echo, fits,
                  full_echo, floor_echo, ser, zero_copy, spawn_cost, true_cost, short_boundary,
-                 idle_echo, load_before, os.getloadavg(), params_only_call, echo_min, kernel_secs,
+                 idle_echo, params_only_call, echo_min, kernel_secs,
                  statistics.median(paired_echo), floor_paired, controls, connect)
     if args.live_bars:
         # The live-streams section: its own interleaved run, spliced into the report just written.
@@ -329,7 +322,16 @@ def main() -> None:
         import granularity
 
         with tempfile.TemporaryDirectory() as tmp_s:
-            status = granularity.run(args.out, True, False, args.granularity_bars, "fastest", Path(tmp_s))
+            status = granularity.run(args.out, True, args.quick, args.granularity_bars, "fastest",
+                                     Path(tmp_s))
+        if status:
+            raise SystemExit(status)
+    if args.stream_bars:
+        # The `hullsweep stream --connect` section: whole processes, local against an engine.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import stream_connect
+
+        status = stream_connect.measure(args.out / "boundary.md", args.stream_rounds, args.stream_bars)
         if status:
             raise SystemExit(status)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from boundary_engine import ROOT, sh
+from boundary_engine import ROOT, Header
 from boundary_report import splice_section
 
 PATHS = ["local", "shm busy", "shm spin (default)", "unix"]
@@ -57,14 +56,7 @@ def run(binary: Path, address: str | None, bars: Path, out: Path) -> float:
     return wall
 
 
-def machine() -> str:
-    cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                if l.startswith("model name")), platform.processor())
-    rustc = sh("rustc", "-V").strip()
-    return f"{cpu}, {os.cpu_count()} vCPUs (nproc; shared), Linux {platform.release()}, {rustc}"
-
-
-def section(walls: dict[str, list[float]], n: int, rounds: int, load: tuple) -> str:
+def section(walls: dict[str, list[float]], n: int, rounds: int, stamp: str) -> str:
     local = statistics.median(walls["local"])
     rows = "\n".join(
         f"| {p} | {statistics.median(w):.3f} | {min(w):.3f} | {statistics.median(w) / local:.2f}× "
@@ -73,7 +65,7 @@ def section(walls: dict[str, list[float]], n: int, rounds: int, load: tuple) -> 
     return (
         "<!-- stream-connect:begin -->\n"
         "## `hullsweep stream --connect`: the live filter as whole processes\n\n"
-        f"`engine/python/stream_connect.py`: `hullsweep stream` over {n:,} bars of the default "
+        f"{stamp}\n\n`hullsweep stream` over {n:,} bars of the default "
         "series (one close per line from a file, events to a file, each bar's events written and "
         "flushed before the next line is read), locally and with `--connect` to a `hullsweep "
         f"serve --threads 1`; {rounds} rounds, paths in rotated order; every path's output byte "
@@ -81,10 +73,50 @@ def section(walls: dict[str, list[float]], n: int, rounds: int, load: tuple) -> 
         "process start are in it.\n\n"
         "| path | median s | min s | median ÷ local | per bar vs local µs |\n"
         "|---|---:|---:|---:|---:|\n"
-        f"{rows}\n\n"
-        f"Machine: {machine()}; load average before {load[0][0]:.2f}, after {load[1][0]:.2f} "
-        "(1 min).\n"
+        f"{rows}\n"
         "<!-- stream-connect:end -->\n")
+
+
+def measure(out: Path, rounds: int, n_bars: int) -> int:
+    """Runs the paths and splices the section into `out` (boundary.md); 1 if an output differs."""
+    binary = ROOT / "target" / "release" / "hullsweep"
+    header = Header(".venv/bin/python engine/python/stream_connect.py",
+                    python=("numpy",))
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        npy = tmp / "close.npy"
+        subprocess.run([str(binary), "data", "--out", str(npy)], check=True, capture_output=True)
+        import numpy as np  # noqa: PLC0415 (only this script's data step needs it)
+
+        close = np.load(npy)[: n_bars]
+        bars = tmp / "bars.txt"
+        bars.write_text("".join(f"{float(c)!r}\n" for c in close))
+        procs: list = []
+        try:
+            addresses = {"local": None,
+                         "shm busy": start(binary, tmp, "shm", "busy", procs),
+                         "shm spin (default)": start(binary, tmp, "shm", None, procs),
+                         "unix": start(binary, tmp, "unix", None, procs)}
+            walls: dict[str, list[float]] = {p: [] for p in PATHS}
+            want = None
+            for r in range(rounds):
+                for p in PATHS[r % len(PATHS):] + PATHS[: r % len(PATHS)]:
+                    events = tmp / "out.jsonl"
+                    walls[p].append(run(binary, addresses[p], bars, events))
+                    got = events.read_bytes()
+                    want = got if want is None and p == "local" else want
+                    if want is not None and got != want:
+                        print(f"{p}: output differs from the local stream's", file=sys.stderr)
+                        return 1
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(timeout=30)
+    text = section(walls, len(close), rounds, header.line())
+    splice_section(out, text, "stream-connect")
+    print(text)
+    return 0
 
 
 def main() -> int:
@@ -96,43 +128,7 @@ def main() -> int:
     a = ap.parse_args()
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
-    binary = ROOT / "target" / "release" / "hullsweep"
-    load_before = os.getloadavg()
-    with tempfile.TemporaryDirectory() as d:
-        tmp = Path(d)
-        npy = tmp / "close.npy"
-        subprocess.run([str(binary), "data", "--out", str(npy)], check=True, capture_output=True)
-        import numpy as np  # noqa: PLC0415 (only this script's data step needs it)
-
-        close = np.load(npy)[: a.bars]
-        bars = tmp / "bars.txt"
-        bars.write_text("".join(f"{float(c)!r}\n" for c in close))
-        procs: list = []
-        try:
-            addresses = {"local": None,
-                         "shm busy": start(binary, tmp, "shm", "busy", procs),
-                         "shm spin (default)": start(binary, tmp, "shm", None, procs),
-                         "unix": start(binary, tmp, "unix", None, procs)}
-            walls: dict[str, list[float]] = {p: [] for p in PATHS}
-            want = None
-            for r in range(a.rounds):
-                for p in PATHS[r % len(PATHS):] + PATHS[: r % len(PATHS)]:
-                    out = tmp / "out.jsonl"
-                    walls[p].append(run(binary, addresses[p], bars, out))
-                    got = out.read_bytes()
-                    want = got if want is None and p == "local" else want
-                    if want is not None and got != want:
-                        print(f"{p}: output differs from the local stream's", file=sys.stderr)
-                        return 1
-        finally:
-            for p in procs:
-                p.terminate()
-            for p in procs:
-                p.wait(timeout=30)
-    text = section(walls, len(close), a.rounds, (load_before, os.getloadavg()))
-    splice_section(a.out, text, "stream-connect")
-    print(text)
-    return 0
+    return measure(a.out, a.rounds, a.bars)
 
 
 if __name__ == "__main__":

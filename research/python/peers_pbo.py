@@ -61,6 +61,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from report_header import Header  # noqa: E402
 FOLDS = 16
 
 # (name, bars, strategies, metric, repeats, stable); the repeats are for both sides, interleaved.
@@ -233,20 +235,20 @@ def child(python, side, matrix, metric, folds, timeout, out, stable=False):
     return result
 
 
-def cpu_model():
-    """lscpu's model name, with the family and model numbers (a VM may name only the vendor)."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    except OSError:
-        return platform.processor() or "unknown"
-    fields = {}
-    for line in out.splitlines():
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())
-    name = fields.get("Model name", platform.processor() or "unknown")
-    if "CPU family" in fields and "Model" in fields:
-        name += f" (family {fields['CPU family']}, model {fields['Model']})"
-    return name
+BEGIN, END = "<!-- risklabai:begin -->", "<!-- risklabai:end -->"
+
+
+def splice(report: Path, text: str) -> None:
+    """Puts text between the risklabai markers of report (under "## PBO: risklabai"), replacing
+    what was there, or appends the section; the rest of the file stays as it is."""
+    old = report.read_text() if report.exists() else ""
+    block = f"{BEGIN}\n{text.rstrip()}\n{END}"
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        new = head + block + rest.split(END, 1)[1]
+    else:
+        new = old.rstrip("\n") + ("\n\n" if old else "") + "## PBO: risklabai\n\n" + block + "\n"
+    report.write_text(new)
 
 
 def versions(python, side):
@@ -275,6 +277,9 @@ def main(argv=None):
     p.add_argument("--only", choices=sorted({c[0] for c in CASES}), default=None,
                    help="run only the cases of this matrix kind")
     p.add_argument("--workdir", default=None, help="where the .npy matrices go (default a temp dir)")
+    p.add_argument("--report", type=Path, default=None,
+                   help="also write the table into this report (reports/peers.md), between its "
+                        "risklabai markers")
     # child modes
     p.add_argument("--worker", choices=("risklabai", "hullsweep"), help=argparse.SUPPRESS)
     p.add_argument("--versions", choices=("risklabai", "hullsweep"), help=argparse.SUPPRESS)
@@ -297,8 +302,9 @@ def main(argv=None):
     if "RiskLabAI" not in rl_v:
         print(f"error: RiskLabAI is not installed in {args.peers_python}", file=sys.stderr)
         return 1
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+    header = Header(".venv/bin/python research/python/peers_pbo.py"
+                    + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
+                    python=("numpy",))
 
     workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="peers_pbo_"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -369,24 +375,32 @@ def main(argv=None):
         if not args.workdir:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    print(f"PBO: RiskLabAI {rl_v['RiskLabAI']} `probability_of_backtest_overfitting` against "
+    lines = []
+
+    def emit(line=""):  # the section: printed, and spliced into --report
+        lines.append(line)
+
+    emit(f"PBO: RiskLabAI {rl_v['RiskLabAI']} `probability_of_backtest_overfitting` against "
           f"`hullsweep_rs.pbo`, S = {args.folds}, one core each (RiskLabAI n_jobs=1, hullsweep "
           f"threads=1); times are medians of the runs, interleaved (runs: timed runs per side, "
           f"RiskLabAI / hullsweep where they differ). A RiskLabAI run stopped at the timeout "
           f"projects its time from the splits it had done.")
-    print()
-    print(f"CPU: {cpu_model()} ({os.cpu_count()} cores). Date: "
-          f"{datetime.date.today().isoformat()}. hullsweep commit {commit}.")
-    print(f"RiskLabAI side: Python {rl_v['python']}, numpy {rl_v['numpy']}, RiskLabAI "
+    emit()
+    emit(header.line())
+    emit(f"RiskLabAI side: Python {rl_v['python']}, numpy {rl_v['numpy']}, RiskLabAI "
           f"{rl_v['RiskLabAI']}, numba {rl_v.get('numba', '?')}, joblib {rl_v.get('joblib', '?')}. "
           f"hullsweep side: Python {hs_v['python']}, numpy {hs_v['numpy']}, "
           f"{hs_v['hullsweep_rs']} built {hs_v['hullsweep_rs_built']}.")
-    print()
-    print("| matrix | bars × strategies | metric | PBO risklabai | PBO hullsweep | identical? "
+    emit()
+    emit("| matrix | bars × strategies | metric | PBO risklabai | PBO hullsweep | identical? "
           "| time risklabai | time hullsweep | ratio | runs |")
-    print("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
+    emit("|---|---|---|---:|---:|---|---:|---:|---:|---:|")
     for row in rows:
-        print(row)
+        emit(row)
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if args.report:
+        splice(args.report, text)
     return 0
 
 
