@@ -394,3 +394,44 @@ fn each_bars_events_arrive_before_stdin_closes() {
         "first bars",
     );
 }
+
+#[test]
+fn a_csv_header_on_the_first_line_is_skipped_and_said() {
+    let (close, _) = default_head();
+    let run = |text: String| {
+        let out = hullsweep()
+            .args(["stream", "--combo", "3"])
+            .write_stdin(text)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            out.stdout,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (plain, plain_err) = run(lines(&close, ""));
+    let (headed, headed_err) = run(format!("close\n{}", lines(&close, "")));
+    assert!(!plain.is_empty());
+    assert_eq!(
+        headed, plain,
+        "the same events, bars counted from the first price"
+    );
+    assert!(!plain_err.contains("header"), "{plain_err}");
+    assert!(
+        headed_err.contains("line 1 (\"close\") read as a column header and skipped"),
+        "{headed_err}"
+    );
+    // Only the first line: a name further down is a bad line, as before.
+    let out = hullsweep()
+        .arg("stream")
+        .write_stdin(format!("{}close\n", lines(&close[..10], "")))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 11: \"close\" is not a price"));
+}

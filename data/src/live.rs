@@ -107,6 +107,8 @@ pub struct Tally {
     pub bad: u64,
     /// The first bad line skipped, as its message.
     pub first_bad: Option<String>,
+    /// A first line read as a column header (a name such as `close`, as a CSV has) and skipped.
+    pub header: Option<String>,
     /// Per reported combo, from its events: `(combo, its state)`, in combo order.
     pub combos: Vec<(usize, ComboTally)>,
 }
@@ -269,6 +271,10 @@ pub fn pump(
         let bad = |why: String| format!("line {lineno}: {text:?} {why}");
         let close = match parse_line(text) {
             Bar::Price(v) => v,
+            Bar::NotANumber if lineno == 1 && is_header(text) => {
+                tally.header = Some(text.to_string());
+                continue;
+            }
             Bar::NotANumber => {
                 let msg = bad(
                     "is not a price (a number, or an empty line or nan for a missing bar)".into(),
@@ -296,6 +302,12 @@ pub fn pump(
             out.flush()?;
         }
     }
+}
+
+/// A column name on the first line (`close`, `Close`, `adj_close`, `price (USD)`): it starts
+/// with a letter, so a number or a bad price (`-5`, `1.5.2`) never reads as one.
+fn is_header(text: &str) -> bool {
+    text.trim_start().starts_with(|c: char| c.is_alphabetic())
 }
 
 fn skip_or_fail(msg: String, skip_bad: bool, tally: &mut Tally) -> anyhow::Result<()> {

@@ -16,8 +16,10 @@ use std::path::PathBuf;
 ///
 /// Each input line is one bar's close: a number (`101.25`, `1e2`), finite and > 0. An empty line
 /// (spaces ignored) or `nan` (any case) is a missing bar, as an empty CSV cell or a NaN is in a
-/// sweep. Each bar's events are written, then flushed, before the next line is read, so the
-/// command works as a filter on a live feed (see the examples below).
+/// sweep. A first line that starts with a letter is a column header (`close`, as
+/// `hullsweep data --out -` writes) and is skipped, which the summary says. Each bar's events
+/// are written, then flushed, before the next line is read, so the command works as a filter
+/// on a live feed (see the examples below).
 ///
 /// One JSON object per line and per event, bars in order and, within a bar, combos ascending,
 /// a combo's close before its open (a reversal). Bars count from 0 over the accepted lines (a
@@ -158,6 +160,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         tally.closes,
         tally.opens
     );
+    if let Some(h) = &tally.header {
+        summary += &format!("; line 1 ({h:?}) read as a column header and skipped");
+    }
     if tally.bad > 0 {
         summary += &format!(
             "; {} bad lines skipped (the first: {})",
