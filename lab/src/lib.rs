@@ -1,7 +1,9 @@
 //! The lab behind `hullsweep lab`: numba and every variant timed side by side and gated, plus its
-//! sections (live pushes, scale to 1e9 bars, `fastest`'s choices, rolling, the metrics' cost).
+//! sections (live pushes, scale to 1e9 bars, `fastest`'s choices and its 2-core scaling, rolling,
+//! the metrics' cost).
 //!
-//! Every number it writes is measured in one run, on the machine [`machine::Machine`] names.
+//! Every number it writes is measured in one run, under what [`machine::Provenance`] names
+//! (date, commit, machine, toolchain, load).
 //!
 //! # Example
 //!
@@ -49,4 +51,5 @@ pub mod metrics;
 pub mod report;
 pub mod rolling;
 pub mod scale;
+pub mod scaling;
 pub mod table;

@@ -1,7 +1,7 @@
 //! The lab's live section: per-bar latency of `Live::push` after 150,000 default bars, for 80 and
 //! 10,000 combos, beside what a user does without it (re-run the batch; numba on the last window).
 
-use crate::machine::Machine;
+use crate::machine::Provenance;
 use hullsweep_data::datasets;
 use hullsweep_gate::numba::{Mode, Worker};
 use hullsweep_kernel::{self as kernel, Combo, DEFAULT_FEE_PCT, DEFAULT_SEED, DEFAULT_SIGMA};
@@ -89,12 +89,10 @@ pub struct Report {
     pub baselines: Vec<Baseline>,
     /// The config measured with.
     pub config: Config,
-    /// Where it ran.
-    pub machine: Machine,
+    /// When, at which commit, on what machine and under what load it started.
+    pub provenance: Provenance,
     /// numba's side, as the worker reports it.
     pub numba_versions: String,
-    /// UTC date.
-    pub date: String,
 }
 
 /// The two grids: the default 80 and `--grid 6:200:100 --grid3 6:200:100`.
@@ -176,6 +174,7 @@ pub fn run(
     mut tick: impl FnMut(&str),
 ) -> anyhow::Result<Report> {
     anyhow::ensure!(cfg.rounds >= 1, "live lab: need at least one round");
+    let provenance = Provenance::start();
     let longest = cfg.bars.iter().max().copied().unwrap_or(0);
     let series = kernel::gbm(WARM + longest, DEFAULT_SEED, DEFAULT_SIGMA)?;
     let (history, next) = series.split_at(WARM);
@@ -264,9 +263,8 @@ pub fn run(
         rows,
         baselines,
         config: cfg.clone(),
-        machine: Machine::detect(),
+        provenance,
         numba_versions,
-        date: crate::machine::today(),
     })
 }
 
@@ -390,17 +388,11 @@ impl Report {
                 );
             }
         }
-        let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
         s += &format!(
-            "\nMachine: {}. Python side: {}. Date: {}. Load average at the end: {} (the machine \
-             is shared; as-run tails include other jobs' preemption, the best columns do not).\n{END}\n",
-            self.machine.summary(),
+            "\n{} Python side: {}. The machine is shared: as-run tails include other jobs' \
+             preemption, the best columns do not.\n{END}\n",
+            self.provenance.line(),
             self.numba_versions,
-            self.date,
-            load.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
         );
         s
     }

@@ -1,5 +1,6 @@
-//! What every report must name: the CPU and its SIMD features, the toolchain, the date.
-//! Measured numbers mean nothing without the machine that produced them.
+//! What every report must name: the date, the commit, the CPU and its SIMD features, the
+//! toolchain and the load the machine was under. Measured numbers mean nothing without the
+//! machine and the code that produced them.
 
 /// The machine and toolchain a measurement ran on.
 #[derive(Clone, Debug)]
@@ -96,6 +97,99 @@ fn simd_features() -> Vec<&'static str> {
     Vec::new()
 }
 
+/// What a report was made under: the date and commit, the machine, and the load average when
+/// its measurement started. [`Provenance::line`] renders it with the load at the end.
+#[derive(Clone, Debug)]
+pub struct Provenance {
+    /// When the measurement started, UTC, `YYYY-MM-DD HH:MM`.
+    pub started: String,
+    /// The checkout's commit ([`commit`]).
+    pub commit: String,
+    /// The CPU and toolchain.
+    pub machine: Machine,
+    /// The load average when the measurement started ([`load_average`]).
+    pub load_start: String,
+}
+
+impl Provenance {
+    /// Reads it all now, at the start of a measurement.
+    pub fn start() -> Provenance {
+        Provenance {
+            started: jiff::Timestamp::now()
+                .strftime("%Y-%m-%d %H:%M")
+                .to_string(),
+            commit: commit(),
+            machine: Machine::detect(),
+            load_start: load_average(),
+        }
+    }
+
+    /// The line every generated section states: date, commit, CPU and cores, toolchain, and
+    /// the load average at the start and now, at the end.
+    pub fn line(&self) -> String {
+        let m = &self.machine;
+        format!(
+            "Date: {} UTC. Commit: {}. CPU: {} ({} cores; {}). Toolchain: {} (LLVM {}), {} \
+             build for baseline {}. Load average (1, 5, 15 min): {} at the start, {} at the end.",
+            self.started,
+            self.commit,
+            m.cpu,
+            m.cores,
+            if m.features.is_empty() {
+                "no SIMD extensions detected".to_string()
+            } else {
+                m.features.join(", ")
+            },
+            m.rustc,
+            m.llvm,
+            m.profile,
+            std::env::consts::ARCH,
+            self.load_start,
+            load_average(),
+        )
+    }
+}
+
+/// The commit of the checkout the process runs in ([`commit_in`] the current directory).
+pub fn commit() -> String {
+    commit_in(std::path::Path::new("."))
+}
+
+/// The short hash of `HEAD` of the checkout holding `dir` (`git rev-parse --short HEAD`), with
+/// `+dirty` when tracked files differ from it; `not a git checkout` when there is none or no
+/// `git` to ask. Never fails.
+pub fn commit_in(dir: &std::path::Path) -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(hash) if !hash.is_empty() => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty { format!("{hash}+dirty") } else { hash }
+        }
+        _ => "not a git checkout".to_string(),
+    }
+}
+
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), or `unknown` where the OS has none.
+pub fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let avg: Vec<&str> = text.split_whitespace().take(3).collect();
+    if avg.len() == 3 {
+        avg.join(" ")
+    } else {
+        "unknown".to_string()
+    }
+}
+
 /// Today's date in UTC (YYYY-MM-DD), from the system clock.
 pub fn today() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%d").to_string()
@@ -103,10 +197,38 @@ pub fn today() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn date_is_plausible() {
-        let d = super::today();
+        let d = today();
         assert_eq!(d.len(), 10);
         assert!(d.as_str() >= "2024-01-01", "{d}");
+    }
+
+    #[test]
+    fn the_line_names_everything_a_report_needs() {
+        let p = Provenance::start();
+        let line = p.line();
+        for part in [
+            "Date: ",
+            " UTC",
+            "Commit: ",
+            "CPU: ",
+            "Toolchain: rustc",
+            "Load average",
+        ] {
+            assert!(line.contains(part), "{part} missing: {line}");
+        }
+        assert!(!p.commit.is_empty());
+        // A directory outside any checkout has no commit, and saying so is not an error.
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("git")
+            .args(["rev-parse", "--short", "HEAD"])
+            .current_dir(dir.path())
+            .output();
+        if out.is_ok_and(|o| !o.status.success()) {
+            assert_eq!(commit_in(dir.path()), "not a git checkout");
+        }
     }
 }

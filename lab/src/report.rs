@@ -1,8 +1,9 @@
-//! The lab's report: the sections after the table (rolling, fastest, metrics, live) and the
-//! Markdown file they go into, which keeps the sections a run did not measure.
+//! The lab's report: its header, the sections after the table (rolling, fastest, scaling,
+//! metrics, live) and the Markdown file they go into, which keeps the sections a run did not
+//! measure.
 
-use crate::table::{Contender, LabConfig};
-use crate::{fastest, live, machine::Machine, metrics, rolling, scale};
+use crate::table::{Contender, LabConfig, LabReport};
+use crate::{fastest, live, machine, machine::Machine, metrics, rolling, scale, scaling};
 use anyhow::{Context, bail};
 use hullsweep_gate::numba::Worker;
 use hullsweep_variants::Variant;
@@ -16,6 +17,9 @@ pub enum Section {
     Rolling,
     /// `fastest` against the best single variant, on the lab's sweep and three small ones.
     Fastest,
+    /// `fastest` on 1 and 2 threads, paired, beside the machine's ceiling (default sweep, on a
+    /// machine with at least 2 cores).
+    Scaling,
     /// What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
     Metrics,
     /// What a live push costs, beside what a user would do without it.
@@ -25,7 +29,8 @@ pub enum Section {
 impl Section {
     /// The sections a lab run on `cfg` appends, in order. `every_variant`: the run was not
     /// narrowed to some variants; `default_sweep`: it is on the default series and grid, where
-    /// the live section's targets are set (a lab on other data keeps the old one).
+    /// the scaling and live sections' targets are set (a lab on other data keeps the old live
+    /// section and has no scaling one).
     pub fn planned(cfg: &LabConfig, every_variant: bool, default_sweep: bool) -> Vec<Section> {
         let mut out = Vec::new();
         if cfg
@@ -36,7 +41,11 @@ impl Section {
             out.push(Section::Rolling);
         }
         if every_variant {
-            out.extend([Section::Fastest, Section::Metrics]);
+            out.push(Section::Fastest);
+            if default_sweep && Machine::detect().cores >= 2 {
+                out.push(Section::Scaling);
+            }
+            out.push(Section::Metrics);
             if default_sweep {
                 out.push(Section::Live);
             }
@@ -104,6 +113,16 @@ pub fn section(
             let rows = fastest::run(&workloads, &contenders, cfg.rounds, tick)?;
             Markdown::new(fastest::to_markdown(&rows, &contenders, cfg.rounds))
         }
+        Section::Scaling => {
+            let before = machine::load_average();
+            let rows = scaling::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, tick)?;
+            Markdown::new(scaling::to_markdown(
+                &rows,
+                cfg.close.len(),
+                cfg.params.len(),
+                (&before, &machine::load_average()),
+            ))
+        }
         Section::Metrics => {
             let rows = metrics::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, tick)?;
             Markdown::new(metrics::to_markdown(
@@ -115,6 +134,18 @@ pub fn section(
         }
         Section::Live => Markdown::new(self::live(worker, cfg.rounds, tick)?),
     })
+}
+
+/// The report's title and the line that names what the lab ran under: date, commit, machine,
+/// toolchain, the Python side and the load average at the lab's start and now, at its end.
+/// The live and scale sections, which can be measured alone, carry their own.
+pub fn header(lab: &LabReport) -> String {
+    format!(
+        "# The lab: every implementation, gated and timed\n\nWritten by `hullsweep lab --out \
+         FILE` (`scripts/reports` writes `reports/lab.md`). {} Python side: {}.\n\n",
+        lab.provenance.line(),
+        lab.numba_versions
+    )
 }
 
 /// Measures and renders the live section with `rounds` rounds; fails if a live result was not

@@ -131,35 +131,8 @@ pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str)
     s
 }
 
-/// Opens the 2-core scaling block inside the section: measured apart (side by side, by
-/// `variants/examples/rolling_workloads.rs`), so [`splice`] carries it over when the rest of
-/// the section is rewritten.
-pub const SCALING_BEGIN: &str =
-    "<!-- scaling: measured by variants/examples/rolling_workloads.rs -->";
-/// Closes the block [`SCALING_BEGIN`] opens.
-pub const SCALING_END: &str = "<!-- /scaling -->";
-
-/// The scaling block of `text` (markers included), if it has one.
-fn scaling_block(text: &str) -> Option<&str> {
-    crate::marked::section(text, SCALING_BEGIN, SCALING_END)
-}
-
-/// Replaces the section in `report` (or appends it). A scaling block of the old section is
-/// kept, placed before the new section's end, unless the new section brings its own.
+/// Replaces the section in `report` (or appends it).
 pub fn splice(report: &str, section: &str) -> String {
-    let kept;
-    let section = match section.rfind(END) {
-        Some(end) if scaling_block(section).is_none() => {
-            match self::section(report).and_then(scaling_block) {
-                Some(block) => {
-                    kept = format!("{}{block}\n{}", &section[..end], &section[end..]);
-                    kept.as_str()
-                }
-                None => section,
-            }
-        }
-        _ => section,
-    };
     crate::marked::splice(report, BEGIN, END, section)
 }
 
@@ -257,20 +230,6 @@ mod tests {
         );
         assert!(again.ends_with("## after\n"), "{again}");
         assert_eq!(section(&again), Some(two.trim_end()));
-        // A scaling block written by hand survives a rewrite of the section, in place.
-        let block = format!("{SCALING_BEGIN}\n| threads | ms |\n{SCALING_END}");
-        let with = again.replace(END, &format!("{block}\n{END}"));
-        let three = to_markdown(&pts, 80, "scale.svg", "third");
-        let kept = splice(&with, &three);
-        assert!(kept.contains("third") && !kept.contains("second"), "{kept}");
-        assert_eq!(kept.matches(SCALING_BEGIN).count(), 1, "{kept}");
-        assert!(
-            section(&kept)
-                .unwrap()
-                .ends_with(&format!("{block}\n{END}")),
-            "{kept}"
-        );
-        assert!(kept.ends_with("## after\n"), "{kept}");
         let dir = tempfile::tempdir().unwrap();
         svg(&pts, &dir.path().join("s.svg")).unwrap();
         let text = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();

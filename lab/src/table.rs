@@ -1,7 +1,7 @@
 //! The lab: numba (single-thread and prange) and every Rust variant on one sweep, gated against
 //! numba and timed side by side in interleaved rounds, so ratios come from one run on one machine.
 
-use crate::machine::Machine;
+use crate::machine::Provenance;
 use hullsweep_gate::numba::{Mode, Worker};
 use hullsweep_gate::{self as gate, GateReport};
 use hullsweep_kernel::{Combo, SweepResult};
@@ -100,13 +100,11 @@ pub struct LabReport {
     pub combos: usize,
     /// Timed rounds each contender ran.
     pub rounds: usize,
-    /// The CPU and toolchain the lab ran on.
-    pub machine: Machine,
+    /// When, at which commit, on what machine and under what load the lab started.
+    pub provenance: Provenance,
     /// The Python-side versions the worker reported (numba, numpy, Python, ...), as
     /// `name version` pairs joined by commas.
     pub numba_versions: String,
-    /// The UTC date of the run, `YYYY-MM-DD`.
-    pub date: String,
 }
 
 /// Where the lab is, for a progress display: `done` of `total` steps are finished and `now`
@@ -128,6 +126,7 @@ pub fn run(
     worker: &mut Worker,
     mut progress: impl FnMut(Progress<'_>),
 ) -> anyhow::Result<LabReport> {
+    let provenance = Provenance::start();
     // Steps: load, the oracle run, one gate run per other contender, then the timed rounds.
     let gated = cfg
         .contenders
@@ -197,9 +196,8 @@ pub fn run(
         bars: cfg.close.len(),
         combos: cfg.params.len(),
         rounds: cfg.rounds,
-        machine: Machine::detect(),
+        provenance,
         numba_versions,
-        date: crate::machine::today(),
     })
 }
 
@@ -287,12 +285,6 @@ impl LabReport {
                 dpnl
             );
         }
-        s += &format!(
-            "\nMachine: {}. Python side: {}. Date: {}.\n",
-            self.machine.summary(),
-            self.numba_versions,
-            self.date
-        );
         s
     }
 }

@@ -16,10 +16,13 @@ use std::time::Duration;
 /// Each implementation is first checked against numba single-thread (the equivalence gate:
 /// equal trade counts, |ΔPnL| <= 1e-6, and whether the PnL bits are identical), then timed in
 /// interleaved rounds (the order rotates each round), and the medians are tabulated with the
-/// speed-up over numba single-thread. Two sections follow: `rolling`'s certification and cost,
-/// and `fastest` against the best single variant on this sweep and on 10,000 × 8, 1,000 × 80 and
-/// 150,000 × 2 (without --variant). On first use the Python environment (.venv with numba) is
-/// created. Exits non-zero if any implementation fails the gate.
+/// speed-up over numba single-thread. Sections follow: `rolling`'s certification and cost; without
+/// --variant, `fastest` against the best single variant on this sweep and on 10,000 × 8, 1,000 ×
+/// 80 and 150,000 × 2, the metrics' cost and, on the default data and grid, `fastest` on 1 and 2
+/// threads beside the machine's ceiling and the live section. The report starts with the date,
+/// commit, CPU, toolchain and load average it was made under. On first use the Python
+/// environment (.venv with numba) is created where `hullsweep setup --help` says. Exits non-zero
+/// if any implementation fails the gate.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Timed rounds per implementation (the table shows the median).
@@ -167,6 +170,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             report::section(section, &cfg, &mut worker, out, tick)
         })?);
     }
+    // The header last: it states the load average at the end of the run.
+    let head = report::header(&lab_report);
+    let text = Markdown {
+        terminal: head.clone() + &text.terminal,
+        file: head + &text.file,
+    };
     println!("{}", text.terminal);
     if let Some(path) = &args.out {
         report::write(path, &text.file)?;

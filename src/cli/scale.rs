@@ -2,6 +2,7 @@
 //! (`hullsweep_lab::scale`), the SVG beside it.
 
 use anyhow::Context;
+use hullsweep_lab::machine::Provenance;
 use hullsweep_lab::scale::{self as scale_lab, Point};
 use std::path::Path;
 
@@ -12,6 +13,7 @@ pub fn run(
     out: Option<&Path>,
 ) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
+    let provenance = Provenance::start();
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let combos = hullsweep_kernel::default_params().len();
     let mut points: Vec<Point> = Vec::new();
@@ -47,32 +49,26 @@ pub fn run(
                 .filter(|&&b| b > bars)
                 .map(|b| b.to_string())
                 .collect();
-            write(&points, combos, &skipped, &pending, out)?;
+            write(&provenance, &points, combos, &skipped, &pending, out)?;
         }
     }
-    write(&points, combos, &skipped, &[], out)?;
+    write(&provenance, &points, combos, &skipped, &[], out)?;
     Ok(())
 }
 
 /// Writes the section (and the SVG beside `out`) for the points so far.
 fn write(
+    provenance: &Provenance,
     points: &[Point],
     combos: usize,
     skipped: &[String],
     pending: &[String],
     out: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let machine = hullsweep_lab::machine::Machine::detect().summary();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let mut notes = format!(
-        "Machine: {machine}. Date: {}. Load average at the last point: {} (the machine is \
-         shared: other jobs ran during these runs, so times are an upper bound; peak RSS is not \
-         affected).",
-        hullsweep_lab::machine::today(),
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        "Written by `hullsweep lab --scale --out FILE`. {} The machine is shared: other jobs \
+         may have run during these runs, so times are an upper bound; peak RSS is not affected.",
+        provenance.line()
     );
     for s in skipped {
         notes += &format!("\n\n{s}.");

@@ -6,10 +6,9 @@
 //! `THREADS` as `1,2` measures the scaling in one process, sweep by sweep in the order 1 2 2 1
 //! (so a drift in the machine's speed falls on both alike), and prints `name median_1
 //! median_2 ratio_of_medians median_of_paired_ratios`: on a VM whose speed drifts from minute
-//! to minute, the pairs are what can be compared. The workload `ceiling` is the VM's own limit
-//! on that ratio: the sweep's shape (80 units of about a combo's time, taken in turn by the
-//! calling thread and a pool thread) with register-only arithmetic, no memory and no
-//! preparation.
+//! to minute, the pairs are what can be compared. `hullsweep lab` measures the default sweep
+//! this way beside the machine's own ceiling (`hullsweep_lab::scaling`, the report's "2-core
+//! scaling" section; docs/scaling.md explains the result).
 //!
 //! `cargo run --release -p hullsweep-variants --example rolling_workloads -- [REPS] [WORKLOAD] [THREADS]`
 
@@ -80,9 +79,6 @@ fn main() {
         };
         report(name, reps, &threads, time);
     }
-    if only.as_deref().is_none_or(|o| o == "ceiling") {
-        report("ceiling", reps, &threads, ceiling);
-    }
 }
 
 /// Times `time(threads)` `reps` times and prints the median, or with two thread counts, both
@@ -114,64 +110,6 @@ fn report(name: &str, reps: usize, threads: &[usize], mut time: impl FnMut(usize
         }
         _ => panic!("THREADS is one count or two (`1,2`)"),
     }
-}
-
-/// Seconds for 80 units of register-only work (about 0.4 ms each) on `threads` workers: the
-/// calling thread and a kept pool of `threads - 1`, each taking the next unit until none is
-/// left, the caller spinning for the last, as `hullsweep_variants`' workers do.
-fn ceiling(threads: usize) -> f64 {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static POOLS: std::sync::Mutex<Vec<(usize, &'static rayon::ThreadPool)>> =
-        std::sync::Mutex::new(Vec::new());
-    let unit = || {
-        let mut a = [1.0f64; 8];
-        for i in 0..120_000 {
-            for (j, x) in a.iter_mut().enumerate() {
-                *x = *x * 1.000_000_1 + i as f64 * 1e-12 + j as f64 * 1e-13;
-            }
-        }
-        std::hint::black_box(a);
-    };
-    let next = AtomicUsize::new(0);
-    let left = AtomicUsize::new(threads - 1);
-    let work = || {
-        while next.fetch_add(1, Ordering::Relaxed) < 80 {
-            unit();
-        }
-    };
-    let s = Instant::now();
-    if threads == 1 {
-        work();
-    } else {
-        let pool = {
-            let mut pools = POOLS.lock().expect("pools");
-            match pools.iter().find(|(n, _)| *n == threads) {
-                Some((_, p)) => *p,
-                None => {
-                    let p = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads - 1)
-                        .build()
-                        .expect("pool");
-                    let p: &'static rayon::ThreadPool = Box::leak(Box::new(p));
-                    pools.push((threads, p));
-                    p
-                }
-            }
-        };
-        pool.in_place_scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(|_| {
-                    work();
-                    left.fetch_sub(1, Ordering::Release);
-                });
-            }
-            work();
-            while left.load(Ordering::Acquire) > 0 {
-                std::hint::spin_loop();
-            }
-        });
-    }
-    s.elapsed().as_secs_f64()
 }
 
 fn median(v: &mut [f64]) -> f64 {
