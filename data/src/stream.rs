@@ -55,7 +55,9 @@ pub fn sweep_file(
 }
 
 /// Sweeps a series in memory over `params` as [`Variant::sweep`] does, bit for bit, telling
-/// `progress` the bar·combos done as blocks of combos finish and stopping when it asks.
+/// `progress` the bar·combos done as blocks of combos finish and stopping when it asks. The
+/// series is pushed in pieces of [`CHUNK_BARS`], as a file is, so the working memory beside
+/// the series is the streamed sweep's, whatever its length, and so is the speed.
 ///
 /// # Errors
 ///
@@ -70,8 +72,10 @@ pub fn sweep_series(
 ) -> anyhow::Result<SweepResult> {
     let mut sweeper = Sweeper::new(params, fee_pct, variant, threads)?;
     progress.start(Some(close.len() as u64 * params.len() as u64));
-    if !push_observed(&mut sweeper, close, progress)? {
-        bail!("interrupted; nothing was written");
+    for chunk in close.chunks(CHUNK_BARS) {
+        if !push_observed(&mut sweeper, chunk, progress)? {
+            bail!("interrupted; nothing was written");
+        }
     }
     Ok(sweeper.finish()?)
 }

@@ -110,3 +110,20 @@ fn a_big_grid_over_one_chunk_advances_in_many_steps_and_stops_when_asked() {
         .unwrap();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_series_longer_than_a_chunk_is_swept_in_pieces_to_the_same_bits() {
+    let bars = 2 * hullsweep_data::CHUNK_BARS + 1_234;
+    let close = hullsweep_kernel::gbm(bars, 11, 0.001).unwrap();
+    let params = hullsweep_kernel::default_params();
+    for variant in [Variant::Simd, Variant::Rolling] {
+        let record = Record::new(u64::MAX);
+        let got = sweep_series(&close, &params, 0.09, variant, Threads::Fixed(1), &record).unwrap();
+        let want = variant
+            .sweep(&close, &params, 0.09, Threads::Fixed(1))
+            .unwrap();
+        assert_eq!(got, want, "{variant:?}");
+        assert_eq!(record.done.get(), (bars * params.len()) as u64);
+        assert_eq!(record.advances.get(), 3, "one block per piece");
+    }
+}

@@ -85,8 +85,8 @@ pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str)
     let mut s = format!("{BEGIN}\n## Scale: any length in bounded memory\n\n");
     s += "`hullsweep sweep --data gbm-N.npy` (default grid, `fastest`) as a whole process, \
           reading the file included: streamed (the default: chunks of 256 Ki bars through the \
-          resumable `Sweeper`) and, where it fits, `--in-memory` (the whole series loaded, one \
-          batch sweep). Peak RSS is the process's `VmHWM`. One run per point.\n\n";
+          resumable `Sweeper`) and, where it fits, `--in-memory` (the whole series loaded first, \
+          then swept in the same pieces). Peak RSS is the process's `VmHWM`. One run per point.\n\n";
     s +=
         "| bars | mode | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---|---:|---:|---:|\n";
     for p in points {

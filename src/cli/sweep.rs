@@ -70,8 +70,9 @@ pub struct Args {
     /// max_drawdown, highest for the others).
     #[arg(long, value_name = "NAME", default_value = "pnl", requires = "plot", value_parser = super::args::parse_metric)]
     pub(super) metric: &'static str,
-    /// Load the whole --data series into memory and sweep it in one batch (the path before
-    /// streaming; `hullsweep lab --scale` compares the two). Same results, more memory.
+    /// Load the whole --data series into memory first, then sweep it in the streamed sweep's
+    /// pieces (`hullsweep lab --scale` compares the two). Same results; the series' memory
+    /// more, and the file is read before the sweep rather than beside it.
     #[arg(long)]
     in_memory: bool,
     /// Have the engine (`hullsweep serve`) at ADDR sweep: shm:NAME, unix:PATH or tcp:HOST:PORT
