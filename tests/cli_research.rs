@@ -2,6 +2,7 @@
 //! (`--metrics`, CSV and JSON) and the picture (`--plot`), each checked against the library.
 
 use assert_cmd::Command;
+use hullsweep_data::results::EXTRA_NAMES;
 use hullsweep_kernel::{self as kernel, METRIC_NAMES, WINDOW_NAMES};
 use hullsweep_variants::{Threads, Variant};
 use std::path::Path;
@@ -75,10 +76,12 @@ fn metrics_columns_are_named_as_the_spec_and_carry_the_library_bits() {
     ]);
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
+    // The kernel's metrics, then the research extras computed from the bar returns.
     let want_header = format!(
-        "combo,{},{}",
+        "combo,{},{},{}",
         WINDOW_NAMES.join(","),
-        METRIC_NAMES.join(",")
+        METRIC_NAMES.join(","),
+        EXTRA_NAMES.join(",")
     );
     assert_eq!(header, want_header);
     let params = kernel::grid("4:1400:6".parse().unwrap()).unwrap();
