@@ -151,12 +151,15 @@ pub fn for_each_chunk(
         }
     });
     let (mut outcome, mut bars) = (Ok(()), 0u64);
+    let interrupted = |bars: u64| {
+        anyhow::anyhow!(
+            "interrupted after {bars} bars of {}; nothing was written",
+            path.display()
+        )
+    };
     for chunk in rx.iter() {
         if progress.cancelled() {
-            outcome = Err(anyhow::anyhow!(
-                "interrupted after {bars} bars of {}; nothing was written",
-                path.display()
-            ));
+            outcome = Err(interrupted(bars));
             break;
         }
         let chunk = match chunk {
@@ -167,7 +170,13 @@ pub fn for_each_chunk(
             }
         };
         if let Err(e) = work(&chunk) {
-            outcome = Err(e.context(path.display().to_string()));
+            // A stop asked for inside the chunk (a long sweep checks between blocks of
+            // combos) is said as one between chunks: how many bars were done.
+            outcome = Err(if progress.cancelled() {
+                interrupted(bars)
+            } else {
+                e.context(path.display().to_string())
+            });
             break;
         }
         bars += chunk.len() as u64;
