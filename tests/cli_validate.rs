@@ -174,6 +174,7 @@ fn returns_matrix_is_the_kernels_and_pbo_on_it_is_validates() {
         folds: 8,
         metric: Metric::Sharpe,
         walk: Some(&spec),
+        oos_returns: true,
     };
     let fee = kernel::DEFAULT_FEE_PCT;
     let lib = validate(

@@ -58,6 +58,7 @@ pub(crate) fn validate<'py>(
         folds,
         metric,
         walk: walk.as_ref(),
+        oos_returns: true,
     };
     let v = py
         .detach(|| {

@@ -5,6 +5,9 @@ use crate::cscv::argmax;
 use crate::error::ResearchError;
 use crate::input::MAX_ABS;
 use crate::normal::{normal_cdf, normal_quantile};
+#[cfg(test)]
+use crate::passes::pow2;
+use crate::passes::{PASSES, Shape, ShapePasses};
 
 /// The Euler-Mascheroni constant gamma.
 const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
@@ -46,7 +49,8 @@ pub struct DeflatedSharpe {
 ///   Sharpe ratios, g the Euler-Mascheroni constant, z the normal quantile;
 /// - DSR = Phi((SR - SR0) sqrt(T - 1) / sqrt(1 - skew SR + (kurt - 1)/4 SR^2)), skew and kurt
 ///   the population moments of the returns, taken two-pass (mean, then the means of the
-///   centred powers). A flat series (m2 = 0) has skew = kurt = 0 and the denominator 1.
+///   centred powers; [`ShapePasses`]). A flat series (m2 = 0) has skew = kurt = 0 and the
+///   denominator 1.
 ///
 /// The radicand is >= 0 in exact arithmetic (kurt >= skew^2 + 1); if rounding makes it <= 0,
 /// DSR is 1, 0 or 1/2 as SR is above, below or equal to SR0. Every value must be finite, and
@@ -56,26 +60,20 @@ pub fn deflated_sharpe(
     sharpes: &[f64],
     selected_returns: &[f64],
 ) -> Result<DeflatedSharpe, ResearchError> {
-    if sharpes.len() < 2 {
-        return Err(ResearchError::TooFewSharpes {
-            count: sharpes.len(),
-        });
+    check_sharpes(sharpes)?;
+    deflated_sharpe_of_shape(sharpes, shape(selected_returns)?)
+}
+
+/// [`deflated_sharpe`] given the selected combo's [`Shape`] rather than its returns: the same
+/// bits, for returns read in pieces by [`ShapePasses`] (a series too long to hold).
+pub fn deflated_sharpe_of_shape(
+    sharpes: &[f64],
+    shape: Shape,
+) -> Result<DeflatedSharpe, ResearchError> {
+    check_sharpes(sharpes)?;
+    if shape.bars < 2 {
+        return Err(ResearchError::TooFewReturns { bars: shape.bars });
     }
-    check_finite("Sharpe ratio", sharpes)?;
-    if let Some(index) = sharpes.iter().position(|s| s.abs() > MAX_ABS) {
-        return Err(ResearchError::OutOfRange {
-            what: "Sharpe ratio",
-            index,
-            value: sharpes[index],
-            limit: MAX_ABS,
-        });
-    }
-    if selected_returns.len() < 2 {
-        return Err(ResearchError::TooFewReturns {
-            bars: selected_returns.len(),
-        });
-    }
-    check_finite("bar return", selected_returns)?;
     let combo = select_best(sharpes);
     let sharpe = sharpes[combo];
     let n = sharpes.len() as f64;
@@ -85,8 +83,7 @@ pub fn deflated_sharpe(
     let sr0 = variance.sqrt()
         * ((1.0 - EULER_GAMMA) * normal_quantile(1.0 - 1.0 / n)
             + EULER_GAMMA * normal_quantile(1.0 - 1.0 / (n * e)));
-    let (skew, kurt) = shape(selected_returns);
-    let bars = selected_returns.len();
+    let Shape { bars, skew, kurt } = shape;
     Ok(DeflatedSharpe {
         combo,
         sharpe,
@@ -99,59 +96,39 @@ pub fn deflated_sharpe(
     })
 }
 
-/// The first value that is NaN or infinite, named.
-fn check_finite(what: &'static str, values: &[f64]) -> Result<(), ResearchError> {
-    match values.iter().position(|v| !v.is_finite()) {
-        Some(index) => Err(ResearchError::NotFinite {
-            what,
+/// At least two Sharpe ratios, each finite and within +-[`MAX_ABS`].
+fn check_sharpes(sharpes: &[f64]) -> Result<(), ResearchError> {
+    if sharpes.len() < 2 {
+        return Err(ResearchError::TooFewSharpes {
+            count: sharpes.len(),
+        });
+    }
+    if let Some(index) = sharpes.iter().position(|v| !v.is_finite()) {
+        return Err(ResearchError::NotFinite {
+            what: "Sharpe ratio",
             index,
-            value: values[index],
-        }),
-        None => Ok(()),
+            value: sharpes[index],
+        });
     }
+    if let Some(index) = sharpes.iter().position(|s| s.abs() > MAX_ABS) {
+        return Err(ResearchError::OutOfRange {
+            what: "Sharpe ratio",
+            index,
+            value: sharpes[index],
+            limit: MAX_ABS,
+        });
+    }
+    Ok(())
 }
 
-/// Population skewness m3 / m2^1.5 and raw kurtosis m4 / m2^2 of `x` (finite, non-empty),
-/// two-pass; (0, 0) where m2 == 0.
-///
-/// The values are first multiplied by a power of two that brings the largest magnitude into
-/// [1, 2). That is exact (barring underflow of values 2^1000 below the largest, which cannot
-/// move the moments), and both ratios are invariant to it bit for bit, since every sum, mean and
-/// the square root scale by exact powers of two; it only keeps m4 = mean(d^4) from overflowing
-/// (|d| > 1e77) or underflowing, where the literal formula would give inf or NaN.
-fn shape(x: &[f64]) -> (f64, f64) {
-    let largest = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    if largest == 0.0 {
-        return (0.0, 0.0);
+/// The [`Shape`] of `x`: [`ShapePasses`] fed the whole slice.
+fn shape(x: &[f64]) -> Result<Shape, ResearchError> {
+    let mut passes = ShapePasses::new();
+    for _ in 0..PASSES {
+        passes.push(x);
+        passes.end_pass();
     }
-    // The exponent of the largest magnitude (subnormals count as 2^-1022).
-    let exponent = ((largest.to_bits() >> 52) as i32).max(1) - 1023;
-    let scale = pow2(-exponent);
-    let n = x.len() as f64;
-    let mean = x.iter().map(|v| v * scale).sum::<f64>() / n;
-    let (mut m2, mut m3, mut m4) = (0.0, 0.0, 0.0);
-    for v in x {
-        let d = v * scale - mean;
-        let d2 = d * d;
-        m2 += d2;
-        m3 += d2 * d;
-        m4 += d2 * d2;
-    }
-    let (m2, m3, m4) = (m2 / n, m3 / n, m4 / n);
-    if m2 == 0.0 {
-        return (0.0, 0.0);
-    }
-    (m3 / (m2 * m2.sqrt()), m4 / (m2 * m2))
-}
-
-/// 2^k for k in -1074..=1023, exactly.
-fn pow2(k: i32) -> f64 {
-    debug_assert!((-1074..=1023).contains(&k));
-    if k >= -1022 {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (k + 1074))
-    }
+    passes.finish()
 }
 
 /// Phi((SR - SR0) sqrt(T - 1) / sqrt(1 - skew SR + (kurt - 1)/4 SR^2)), the denominator 1 for a
@@ -178,6 +155,11 @@ fn probability(sr: f64, sr0: f64, bars: usize, skew: f64, kurt: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn shape(x: &[f64]) -> (f64, f64) {
+        let s = super::shape(x).unwrap();
+        (s.skew, s.kurt)
+    }
 
     #[test]
     fn select_best_takes_the_first_of_ties() {

@@ -44,13 +44,14 @@ mod input;
 mod metric;
 mod moments;
 mod normal;
+mod passes;
 mod splits;
 mod walk_forward;
 
 pub use columns::{ColumnSums, check_segments};
 pub use cscv::{Cscv, Split, cscv, pbo};
 pub use degradation::{Degradation, degradation};
-pub use dsr::{DeflatedSharpe, deflated_sharpe, select_best};
+pub use dsr::{DeflatedSharpe, deflated_sharpe, deflated_sharpe_of_shape, select_best};
 pub use error::ResearchError;
 pub use folds::{
     FoldStats, FoldStatsBuilder, MAX_FOLDS, binomial, check_fold_count, check_folds, fold_bounds,
@@ -59,5 +60,6 @@ pub use input::{MAX_ABS, check_shape, check_value};
 pub use metric::Metric;
 pub use moments::Moments;
 pub use normal::{normal_cdf, normal_quantile};
+pub use passes::{OosPasses, PASSES, Shape, ShapePasses};
 pub use splits::{folds_of, splits};
 pub use walk_forward::{OosSummary, Selection, WalkSpec, Window, oos_summary, walk_forward_select};

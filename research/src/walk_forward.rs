@@ -5,6 +5,8 @@ use crate::cscv::{argmax, union_metric};
 use crate::error::ResearchError;
 use crate::folds::FoldStats;
 use crate::metric::Metric;
+use crate::passes::OosPasses;
+pub use crate::passes::OosSummary;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -217,42 +219,15 @@ fn ranges(r: &[Range<usize>]) -> String {
     }
 }
 
-/// The out-of-sample record of a walk-forward: the selected combos' test returns, concatenated.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OosSummary {
-    /// Bars, the returns given.
-    pub bars: usize,
-    /// Their sum, added in order from 0.0.
-    pub pnl: f64,
-    /// Their per-bar Sharpe ratio: population mean / std, two-pass; 0 where std is 0.
-    pub sharpe: f64,
-}
-
 /// The summary of the out-of-sample returns `oos_returns` (the selected combo's test returns of
 /// each window, in window order). No returns give zeros.
 pub fn oos_summary(oos_returns: &[f64]) -> OosSummary {
-    let bars = oos_returns.len();
-    let pnl = oos_returns.iter().fold(0.0, |acc, x| acc + x);
-    if bars == 0 {
-        return OosSummary {
-            bars,
-            pnl,
-            sharpe: 0.0,
-        };
+    let mut passes = OosPasses::new();
+    for _ in 0..2 {
+        passes.push(oos_returns);
+        passes.end_pass();
     }
-    let n = bars as f64;
-    let mean = pnl / n;
-    let var = oos_returns
-        .iter()
-        .map(|x| (x - mean) * (x - mean))
-        .sum::<f64>()
-        / n;
-    let std = var.sqrt();
-    OosSummary {
-        bars,
-        pnl,
-        sharpe: if std == 0.0 { 0.0 } else { mean / std },
-    }
+    passes.finish()
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod pbo;
 mod preflight;
 mod progress;
 mod remote;
+mod replay;
 mod scale;
 mod serve;
 mod setup;

@@ -2,11 +2,12 @@
 //! Sharpe ratio and walk-forward (docs/research.md), as a verdict, JSON and SVG plots.
 
 use super::args::{Inputs, parse_variant, threads, variant_help};
+use super::replay::FileSeries;
 use anyhow::Context;
 use hullsweep_data::{ReturnsWriter, research_plot};
 use hullsweep_kernel::ValidClose;
 use hullsweep_research::{DeflatedSharpe, Metric, WalkSpec};
-use hullsweep_validate::{Plan, Validation, WalkForward, validate};
+use hullsweep_validate::{InMemory, Plan, Replay, Validation, WalkForward, validate_replay};
 use hullsweep_variants::Variant;
 use serde_json::json;
 use std::io::Write;
@@ -26,6 +27,10 @@ use std::time::Instant;
 ///   spread, the series length and the returns' skew and kurtosis;
 /// - with --walk-forward TRAIN:TEST, rolling windows: pick the best combo on TRAIN bars, trade
 ///   it on the next TEST bars, move on by TEST; the out-of-sample PnL and Sharpe of those picks.
+///
+/// A --data file is read in chunks: once for the sweep, three more times for the few combos it
+/// selects, so memory does not grow with the series (--plot with --walk-forward keeps the
+/// out-of-sample returns for the equity curve: 8 bytes per test bar).
 ///
 /// Every number is defined in the repository's docs/research.md and tested against numpy.
 #[derive(clap::Args, Debug)]
@@ -82,13 +87,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let variant = args.variant.unwrap_or_else(Variant::fastest);
     let threads = threads(args.threads)?;
     let params = args.input.combos()?;
-    let close = args.input.close()?;
-    super::preflight::announce(&params, Some(close.len() as u64));
-    let valid = ValidClose::new(&close)?;
+    // A --data file is read in chunks, as often as the validation needs; the built-in series
+    // is in memory anyway.
+    let (builtin, mut file);
+    let mut memory;
+    let series: &mut dyn Replay = match args.input.data.as_deref() {
+        Some(path) => {
+            file = FileSeries::new(path, args.input.column.as_deref())?;
+            &mut file
+        }
+        None => {
+            builtin = args.input.close()?;
+            memory = InMemory(ValidClose::new(&builtin)?);
+            &mut memory
+        }
+    };
+    let bars = series.bars();
+    super::preflight::announce(&params, Some(bars as u64));
     let writer = args
         .returns
         .as_deref()
-        .map(|p| ReturnsWriter::create(p, close.len(), params.len()))
+        .map(|p| ReturnsWriter::create(p, bars, params.len()))
         .transpose()?;
     let sink = writer
         .as_ref()
@@ -97,12 +116,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         folds: args.folds,
         metric,
         walk: walk.as_ref(),
+        // Only the equity plot needs them (8 bytes per out-of-sample bar).
+        oos_returns: args.plot.is_some(),
     };
     let start = Instant::now();
     let fee = args.input.fee;
-    let v = validate(
+    let v = validate_replay(
         variant,
-        valid,
+        series,
         &params,
         fee,
         threads,
@@ -113,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     eprintln!(
         "validated {} combos over {} bars with {} in {:.3} s",
         params.len(),
-        close.len(),
+        bars,
         variant.name(),
         start.elapsed().as_secs_f64()
     );

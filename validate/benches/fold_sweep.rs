@@ -23,6 +23,7 @@ fn benches(c: &mut Criterion) {
         folds: 16,
         metric: Metric::Sharpe,
         walk: None,
+        oos_returns: false,
     };
     let mut g = c.benchmark_group("fold_sweep/default");
     g.sample_size(20);

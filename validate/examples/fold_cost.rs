@@ -39,6 +39,7 @@ fn main() {
         folds: 16,
         metric: Metric::Sharpe,
         walk: None,
+        oos_returns: false,
     };
     let (mut plain, mut folds, mut full) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {

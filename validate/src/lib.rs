@@ -20,7 +20,7 @@
 //!
 //! let close = gbm(2_000, 1, 0.01)?;
 //! let params = grid("6:60:8".parse::<GridSpec>()?)?;
-//! let plan = Plan { folds: 8, metric: Metric::Sharpe, walk: None };
+//! let plan = Plan { folds: 8, metric: Metric::Sharpe, walk: None, oos_returns: false };
 //! let v = validate(
 //!     Variant::fastest(),
 //!     ValidClose::new(&close)?,
@@ -41,10 +41,13 @@
 
 mod error;
 mod fold_sweep;
+mod replay;
+mod rerun;
 mod sweeper;
 mod validation;
 
 pub use error::ValidateError;
 pub use fold_sweep::{ColumnSink, ComboSummary, FoldRow, FoldSpec, FoldSweep};
+pub use replay::{InMemory, Replay};
 pub use sweeper::{FoldSweeper, fold_sweep};
-pub use validation::{Plan, Validation, WalkForward, validate};
+pub use validation::{Plan, Validation, WalkForward, validate, validate_replay};

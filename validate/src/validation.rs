@@ -3,13 +3,15 @@
 
 use crate::error::ValidateError;
 use crate::fold_sweep::{ColumnSink, FoldSpec, FoldSweep};
-use crate::sweeper::fold_sweep;
+use crate::replay::{InMemory, Replay};
+use crate::rerun::Rerun;
+use crate::sweeper::FoldSweeper;
 use hullsweep_kernel::{Combo, ValidClose};
 use hullsweep_research::{
-    Cscv, DeflatedSharpe, Metric, OosSummary, Selection, WalkSpec, cscv, deflated_sharpe,
-    oos_summary, select_best, walk_forward_select,
+    Cscv, DeflatedSharpe, Metric, OosSummary, Selection, WalkSpec, cscv, deflated_sharpe_of_shape,
+    select_best, walk_forward_select,
 };
-use hullsweep_variants::{ReturnScratch, Threads, Variant};
+use hullsweep_variants::{Threads, Variant};
 
 /// What a validation computes besides the sweep.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +22,9 @@ pub struct Plan<'a> {
     pub metric: Metric,
     /// Walk-forward windows, when wanted.
     pub walk: Option<&'a WalkSpec>,
+    /// Keep the selected combos' out-of-sample returns ([`WalkForward::oos_returns`]: 8 bytes
+    /// per test bar, for a plot of the equity); without it only their summary is kept.
+    pub oos_returns: bool,
 }
 
 /// Walk-forward: each window's selection and the selected combos' out-of-sample returns.
@@ -30,7 +35,8 @@ pub struct WalkForward {
     /// Per window, in order: the train and test bars, the combo selected on the train bars and
     /// its train metric.
     pub selections: Vec<Selection>,
-    /// Each window's test-bar returns of its selected combo, concatenated in window order.
+    /// Each window's test-bar returns of its selected combo, concatenated in window order; empty
+    /// unless [`Plan::oos_returns`] asked for them.
     pub oos_returns: Vec<f64>,
     /// Where each window's test bars start in `oos_returns`.
     pub window_starts: Vec<usize>,
@@ -52,8 +58,8 @@ pub struct Validation {
 }
 
 /// Runs the fold sweep of `variant` (bar returns to `column` when given), then CSCV, the
-/// deflated Sharpe ratio and walk-forward over it. The combos it selects are run again for
-/// their bar returns, so nothing of size bars x combos is kept. At least 2 combos; inputs are checked and errors name the value.
+/// deflated Sharpe ratio and walk-forward over it: [`validate_replay`] of the series in memory.
+/// At least 2 combos; inputs are checked and errors name the value.
 pub fn validate(
     variant: Variant,
     close: ValidClose<'_>,
@@ -63,16 +69,36 @@ pub fn validate(
     plan: Plan<'_>,
     column: Option<ColumnSink<'_>>,
 ) -> Result<Validation, ValidateError> {
+    let mut series = InMemory(close);
+    validate_replay(variant, &mut series, params, fee_pct, threads, plan, column)
+}
+
+/// [`validate`] of a series read in pieces, in memory that does not grow with it: the fold
+/// sweep reads `series` once; then the combos it selects (the best for the deflated Sharpe
+/// ratio, each walk-forward window's) are run again over it [`PASSES`](hullsweep_research::PASSES) times for the moments of
+/// their returns, a piece at a time. A series that gives other bars on a later read is refused
+/// or gives other selections: replay the same bars.
+pub fn validate_replay(
+    variant: Variant,
+    series: &mut dyn Replay,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    plan: Plan<'_>,
+    column: Option<ColumnSink<'_>>,
+) -> Result<Validation, ValidateError> {
     // Cheap checks first, so a bad walk-forward spec fails before the sweep runs.
-    let bars = close.bars();
+    let bars = series.bars();
     if let Some(w) = plan.walk {
-        w.windows(bars.len())?;
+        w.windows(bars)?;
     }
     let spec = FoldSpec {
         folds: Some(plan.folds),
         walk: plan.walk,
     };
-    let sweep = fold_sweep(variant, close, params, fee_pct, threads, spec, column)?;
+    let mut sweeper = FoldSweeper::new(variant, params, fee_pct, threads, bars, spec)?;
+    series.replay(&mut |chunk| sweeper.push(chunk, column))?;
+    let sweep = sweeper.finish()?;
     let workers = match threads {
         Threads::Fixed(n) => n.max(1),
         Threads::Auto => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -80,13 +106,28 @@ pub fn validate(
     let cscv = cscv(&sweep.fold_stats()?, plan.metric, workers)?;
     let sharpes: Vec<f64> = sweep.combos().iter().map(|c| c.sharpe).collect();
     let best = select_best(&sharpes);
-    let rerun = |k: usize| returns_of(variant, close, &params[k], fee_pct);
-    let deflated = deflated_sharpe(&sharpes, &rerun(best)?)?;
-    let walk_forward = match (plan.walk, sweep.walk_stats()) {
-        (Some(spec), Some(stats)) => {
-            let selections = walk_forward_select(&stats?, spec, plan.metric)?;
-            Some(out_of_sample(&rerun, spec, selections)?)
-        }
+    let selections = match (plan.walk, sweep.walk_stats()) {
+        (Some(spec), Some(stats)) => Some(walk_forward_select(&stats?, spec, plan.metric)?),
+        _ => None,
+    };
+    let rerun = Rerun {
+        variant,
+        params,
+        fee_pct,
+        best,
+        selections: selections.as_deref().unwrap_or(&[]),
+        keep_oos: plan.oos_returns,
+    }
+    .run(series)?;
+    let deflated = deflated_sharpe_of_shape(&sharpes, rerun.shape)?;
+    let walk_forward = match (plan.walk, selections) {
+        (Some(spec), Some(selections)) => Some(WalkForward {
+            spec: *spec,
+            window_starts: window_starts(&selections),
+            summary: rerun.oos,
+            selections,
+            oos_returns: rerun.oos_returns,
+        }),
         _ => None,
     };
     Ok(Validation {
@@ -97,52 +138,15 @@ pub fn validate(
     })
 }
 
-/// One combo's bar returns, run again with the same variant (every variant gives the kernel's
-/// bits, `variants/tests/returns.rs`).
-fn returns_of(
-    variant: Variant,
-    close: ValidClose<'_>,
-    combo: &Combo,
-    fee_pct: f64,
-) -> Result<Vec<f64>, ValidateError> {
-    let mut runs = variant.sweep_runs(close, &[*combo], fee_pct, Threads::Fixed(1), |run| {
-        let (mut scratch, mut out) = (ReturnScratch::new(1 << 12), Vec::new());
-        run.for_each_block(&mut scratch, |_, r| out.extend_from_slice(r));
-        out
-    })?;
-    Ok(runs.pop().expect("one combo, one run"))
-}
-
-/// The selected combos' test-bar returns, each distinct combo run once.
-fn out_of_sample(
-    rerun: &dyn Fn(usize) -> Result<Vec<f64>, ValidateError>,
-    spec: &WalkSpec,
-    selections: Vec<Selection>,
-) -> Result<WalkForward, ValidateError> {
-    let mut window_starts = Vec::with_capacity(selections.len());
+/// Where each window's test bars start in the concatenated out-of-sample returns.
+fn window_starts(selections: &[Selection]) -> Vec<usize> {
     let mut at = 0;
-    for s in &selections {
-        window_starts.push(at);
-        at += s.window.test.len();
-    }
-    let mut oos_returns = vec![0.0; at];
-    let mut combos: Vec<usize> = selections.iter().map(|s| s.selected).collect();
-    combos.sort_unstable();
-    combos.dedup();
-    for k in combos {
-        let returns = rerun(k)?;
-        for (s, &start) in selections.iter().zip(&window_starts) {
-            if s.selected == k {
-                let test = s.window.test.clone();
-                oos_returns[start..start + test.len()].copy_from_slice(&returns[test]);
-            }
-        }
-    }
-    Ok(WalkForward {
-        spec: *spec,
-        summary: oos_summary(&oos_returns),
-        selections,
-        oos_returns,
-        window_starts,
-    })
+    selections
+        .iter()
+        .map(|s| {
+            let start = at;
+            at += s.window.test.len();
+            start
+        })
+        .collect()
 }

@@ -135,6 +135,7 @@ fn validation_is_cscv_of_the_returns_matrix() {
         folds: 8,
         metric: Metric::Mean,
         walk: None,
+        oos_returns: false,
     };
     let v = validate(
         Variant::fastest(),
