@@ -1,6 +1,6 @@
 //! The lab behind `hullsweep lab`: numba and every variant timed side by side and gated, plus its
 //! sections (live pushes, scale to 1e9 bars, `fastest`'s choices and its 2-core scaling, rolling,
-//! the metrics' cost).
+//! the metrics' cost, and where the default sweep's time goes with every variant's roofline).
 //!
 //! Every number it writes is measured in one run, under what [`machine::Provenance`] names
 //! (date, commit, machine, toolchain, load).
@@ -43,6 +43,8 @@
 
 #![deny(missing_docs)]
 
+pub mod breakdown;
+pub mod ceilings;
 pub mod fastest;
 pub mod live;
 pub mod machine;
@@ -50,6 +52,7 @@ pub mod marked;
 pub mod metrics;
 pub mod report;
 pub mod rolling;
+pub mod roofline;
 pub mod scale;
 pub mod scaling;
 pub mod table;

@@ -1,9 +1,11 @@
 //! The lab's report: its header, the sections after the table (rolling, fastest, scaling,
-//! metrics, live) and the Markdown file they go into, which keeps the sections a run did not
-//! measure.
+//! metrics, breakdown, live) and the Markdown file they go into, which keeps the sections a run
+//! did not measure.
 
 use crate::table::{Contender, LabConfig, LabReport};
-use crate::{fastest, live, machine, machine::Machine, metrics, rolling, scale, scaling};
+use crate::{
+    breakdown, fastest, live, machine, machine::Machine, metrics, rolling, roofline, scale, scaling,
+};
 use anyhow::{Context, bail};
 use hullsweep_gate::numba::Worker;
 use hullsweep_variants::Variant;
@@ -22,6 +24,9 @@ pub enum Section {
     Scaling,
     /// What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
     Metrics,
+    /// Where the default sweep's time goes as a whole process, and every variant's roofline
+    /// (default sweep only).
+    Breakdown,
     /// What a live push costs, beside what a user would do without it.
     Live,
 }
@@ -47,6 +52,7 @@ impl Section {
             }
             out.push(Section::Metrics);
             if default_sweep {
+                out.push(Section::Breakdown);
                 out.push(Section::Live);
             }
         }
@@ -83,8 +89,8 @@ impl Markdown {
 }
 
 /// Measures and renders `section` on `cfg`'s sweep. `out` is where the report will be written,
-/// if anywhere: the rolling section links its flamegraph when one is beside it. `tick` says
-/// what runs next.
+/// if anywhere: the rolling section links its flamegraph when one is beside it, and the
+/// breakdown writes its roofline chart beside it. `tick` says what runs next.
 pub fn section(
     section: Section,
     cfg: &LabConfig,
@@ -132,8 +138,29 @@ pub fn section(
                 cfg.rounds,
             ))
         }
+        Section::Breakdown => {
+            let exe = std::env::current_exe().context("cannot find this executable")?;
+            let cfg = breakdown::Config::new(exe, cfg.rounds);
+            Markdown::new(self::breakdown(&cfg, out, tick)?)
+        }
         Section::Live => Markdown::new(self::live(worker, cfg.rounds, tick)?),
     })
+}
+
+/// Measures and renders the breakdown section, with its roofline chart written beside `out`
+/// ([`breakdown::SVG`]) when there is one. `tick` says what runs next.
+pub fn breakdown(
+    cfg: &breakdown::Config,
+    out: Option<&Path>,
+    tick: impl FnMut(&str),
+) -> anyhow::Result<String> {
+    let b = breakdown::run(cfg, tick)?;
+    if let Some(out) = out {
+        let svg = out.with_file_name(breakdown::SVG);
+        roofline::svg(&b.rates, &b.ceilings, b.bars, b.combos, &svg)
+            .with_context(|| format!("cannot write {}", svg.display()))?;
+    }
+    Ok(breakdown::to_markdown(&b, breakdown::SVG))
 }
 
 /// The report's title and the line that names what the lab ran under: date, commit, machine,
@@ -176,10 +203,43 @@ pub fn with_live(old: &str, section: &str) -> String {
     }
 }
 
-/// `report` with the sections of `old` that it lacks: the live one (a lab on other data does
-/// not measure it) and the scale one (only `lab --scale` writes it).
+/// `old` with the breakdown `section` in place of its own, or, for a first one, where the full
+/// lab puts it: before the live section (or the scale section, or at the end).
+pub fn with_breakdown(old: &str, section: &str) -> String {
+    let (begin, end) = (breakdown::BEGIN, breakdown::END);
+    if let Some(was) = crate::marked::section(old, begin, end) {
+        // The blank line before whatever follows stays (the splice drops the old one).
+        let at = was.as_ptr() as usize - old.as_ptr() as usize + was.len();
+        let gap = if old[at..].trim().is_empty() {
+            ""
+        } else {
+            "\n"
+        };
+        return crate::marked::splice(old, begin, end, &format!("{section}{gap}"));
+    }
+    match old.find(live::BEGIN).or_else(|| old.find(scale::BEGIN)) {
+        Some(at) => format!("{}{section}\n{}", &old[..at], &old[at..]),
+        None => crate::marked::splice(old, begin, end, section),
+    }
+}
+
+/// Writes the breakdown `section` into the report at `path` ([`with_breakdown`]); a missing
+/// file is an empty report.
+pub fn write_breakdown(path: &Path, section: &str) -> anyhow::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    std::fs::write(path, with_breakdown(&old, section))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `report` with the sections of `old` that it lacks: the breakdown and live ones (a lab on
+/// other data does not measure them) and the scale one (only `lab --scale` writes it).
 pub fn keeping(report: &str, old: &str) -> String {
     let mut report = report.to_string();
+    if !report.contains(breakdown::BEGIN)
+        && let Some(b) = crate::marked::section(old, breakdown::BEGIN, breakdown::END)
+    {
+        report = with_breakdown(&report, &format!("{b}\n"));
+    }
     if !report.contains(live::BEGIN)
         && let Some(live) = live::section(old)
     {
@@ -229,6 +289,46 @@ mod tests {
         );
         let again = with_live(&with_live(&old, &new), &live_section("m"));
         assert_eq!(live::section(&again), Some(live_section("m").trim_end()));
+    }
+
+    fn breakdown_section(body: &str) -> String {
+        format!(
+            "{}\n## Breakdown\n{body}\n{}\n",
+            breakdown::BEGIN,
+            breakdown::END
+        )
+    }
+
+    #[test]
+    fn a_breakdown_goes_before_the_live_section_and_is_replaced_in_place() {
+        let b = |body| breakdown_section(body);
+        let old = format!("# Lab\n\n{}\n{}", live_section("l"), scale_section("s"));
+        let one = with_breakdown(&old, &b("one"));
+        assert_eq!(
+            one,
+            format!(
+                "# Lab\n\n{}\n{}\n{}",
+                b("one"),
+                live_section("l"),
+                scale_section("s")
+            )
+        );
+        let two = with_breakdown(&one, &b("two"));
+        assert_eq!(two, one.replace("one", "two"));
+        assert_eq!(
+            with_breakdown("# Lab\n", &b("x")),
+            format!("# Lab\n\n{}", b("x"))
+        );
+        let only_scale = format!("# Lab\n\n{}", scale_section("s"));
+        assert_eq!(
+            with_breakdown(&only_scale, &b("x")),
+            format!("# Lab\n\n{}\n{}", b("x"), scale_section("s"))
+        );
+        // A full lab on other data keeps the old breakdown, before the live section.
+        let kept = keeping("# New\n", &two);
+        let at = |m: &str| kept.find(m).unwrap();
+        assert!(at(breakdown::BEGIN) < at(live::BEGIN) && at(live::BEGIN) < at(scale::BEGIN));
+        assert!(kept.contains("two"), "{kept}");
     }
 
     #[test]

@@ -218,14 +218,15 @@ mod tests {
             p(1_000_000, false),
             p(10_000_000, false),
         ];
-        let one = to_markdown(&pts, 80, "scale.svg", "first");
+        // Notes no section text contains ("first" does: "the whole series loaded first").
+        let one = to_markdown(&pts, 80, "scale.svg", "note-one");
         let report = splice("# lab\n\ntable\n", &one);
         assert!(report.starts_with("# lab\n\ntable\n\n<!-- scale"));
         assert!(report.contains("target >= 90%: met"), "{report}");
-        let two = to_markdown(&pts, 80, "scale.svg", "second");
+        let two = to_markdown(&pts, 80, "scale.svg", "note-two");
         let again = splice(&(report.clone() + "\n## after\n"), &two);
         assert!(
-            again.contains("second") && !again.contains("first"),
+            again.contains("note-two") && !again.contains("note-one"),
             "{again}"
         );
         assert!(again.ends_with("## after\n"), "{again}");

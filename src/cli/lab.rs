@@ -4,6 +4,7 @@
 use anyhow::{Context, bail};
 use hullsweep_gate::numba::{self, Worker};
 use hullsweep_kernel::{DEFAULT_FEE_PCT, GridSpec};
+use hullsweep_lab::breakdown;
 use hullsweep_lab::report::{self, Markdown, Section};
 use hullsweep_lab::table::{self as lab, LabConfig};
 use hullsweep_variants::{Threads, Variant};
@@ -19,7 +20,8 @@ use std::time::Duration;
 /// speed-up over numba single-thread. Sections follow: `rolling`'s certification and cost; without
 /// --variant, `fastest` against the best single variant on this sweep and on 10,000 × 8, 1,000 ×
 /// 80 and 150,000 × 2, the metrics' cost and, on the default data and grid, `fastest` on 1 and 2
-/// threads beside the machine's ceiling and the live section. The report starts with the date,
+/// threads beside the machine's ceiling, the breakdown of the default sweep's time with every
+/// variant's roofline, and the live section. The report starts with the date,
 /// commit, CPU, toolchain and load average it was made under. On first use the Python
 /// environment (.venv with numba) is created where `hullsweep setup --help` says. Exits non-zero
 /// if any implementation fails the gate.
@@ -64,6 +66,19 @@ pub struct Args {
     /// or another --grid it keeps the section --out already has.
     #[arg(long, conflicts_with = "scale")]
     live: bool,
+    /// Instead of the table: only the breakdown section ("Where the default sweep's time goes,
+    /// and the roofline"): `hullsweep sweep` as a whole process against an empty one and its
+    /// phases timed in-process (series, checks, planning, preparation, kernel, fallback, event
+    /// loop, output), 3 × --rounds interleaved rounds; then every variant on one thread, --rounds
+    /// rounds, against this core's measured flop peaks and memory bandwidth. Written into --out
+    /// in place of the old one, with roofline.svg beside it. The full lab writes it too, on the
+    /// default data and grid; --grid makes a quick run (the series is always the built-in one).
+    #[arg(long, conflicts_with_all = ["scale", "live", "data"])]
+    breakdown: bool,
+    /// The breakdown's memory-bandwidth buffer, in MiB (default: 4 × the last-level cache the
+    /// OS reports, 256 to 2048 MiB).
+    #[arg(long, value_name = "MIB", requires = "breakdown")]
+    bandwidth_mib: Option<usize>,
     /// Series lengths of the scale study (the data files go to --scale-dir; 8 bytes a bar).
     #[arg(
         long,
@@ -91,6 +106,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.rounds == 0 {
         bail!("--rounds 0: need at least one timed round");
+    }
+    if args.breakdown {
+        let exe = std::env::current_exe().context("cannot find this executable")?;
+        let mut cfg = breakdown::Config::new(exe, args.rounds);
+        cfg.grid = args.grid;
+        cfg.dram_bytes = args.bandwidth_mib.map(|m| m.max(1) << 20);
+        let out = args.out.as_deref();
+        let section = spin(true, |tick| report::breakdown(&cfg, out, tick))?;
+        println!("{section}");
+        if let Some(path) = out {
+            report::write_breakdown(path, &section)?;
+        }
+        return Ok(());
     }
     if args.live {
         numba::ensure_venv(true)?;

@@ -3,7 +3,7 @@
 //! chunk, chunks of one bar), and a push refuses bad input without changing the state.
 
 use hullsweep_kernel::{Combo, KernelError, derive_windows, gbm};
-use hullsweep_variants::rolling::{Stats, sweep_from_with_stats};
+use hullsweep_variants::rolling::{Stats, sweep_from_timed, sweep_from_with_stats};
 use hullsweep_variants::simd::{Tier, WmaKernel};
 use hullsweep_variants::stream::effective_window;
 use hullsweep_variants::{Backtest, Sweeper, Threads, Variant};
@@ -209,4 +209,52 @@ fn bad_input_names_the_series_index_and_keeps_the_state() {
     assert_eq!(bits(&s.finish().unwrap()), bits(&want));
     let empty = Sweeper::new(&params, 0.09, Variant::Simd, Threads::Fixed(1)).unwrap();
     assert_eq!(empty.finish(), Err(KernelError::EmptySeries));
+}
+
+/// The timed sweep (the lab's breakdown) is the same sweep: the same states and counts, on one
+/// worker and two, with every stage it ran timed and the fallback's time where it had one.
+#[test]
+fn the_timed_sweep_is_the_sweep_with_its_stages_timed() {
+    let mut close = series(&[(0, 900), (3, 500), (0, 900)], 5);
+    close[300] = f64::NAN;
+    let params: Vec<Combo> = [6, 11, 30, 57, 100].map(derive_windows).to_vec();
+    let valid = hullsweep_kernel::ValidClose::new(&close).unwrap();
+    let (tier, kernel) = (Tier::best(), WmaKernel::best());
+    for workers in [1, 2] {
+        let threads = Threads::Fixed(workers);
+        let mut plain = vec![Backtest::new(); params.len()];
+        let want =
+            sweep_from_with_stats(valid, &params, 0.09, threads, tier, kernel, 0, &mut plain)
+                .unwrap();
+        let mut timed = vec![Backtest::new(); params.len()];
+        let (stats, t) =
+            sweep_from_timed(valid, &params, 0.09, threads, tier, kernel, 0, &mut timed).unwrap();
+        // The peak memory depends on which worker took which combo; the counts do not.
+        let counts = |s: Stats| Stats {
+            memory_bytes: 0,
+            ..s
+        };
+        assert_eq!(counts(stats), counts(want));
+        let key = |b: &Backtest| (b.pnl().to_bits(), b.trades());
+        assert_eq!(
+            timed.iter().map(key).collect::<Vec<_>>(),
+            plain.iter().map(key).collect::<Vec<_>>()
+        );
+        assert!(stats.fallback_bars > 0, "{stats:?}");
+        assert_eq!(t.workers, workers);
+        let zero = std::time::Duration::ZERO;
+        assert!(
+            t.plan > zero && t.prepare > zero && t.combos > zero,
+            "{t:?}"
+        );
+        assert!(
+            t.fast > zero && t.fallback > zero && t.events > zero,
+            "{t:?}"
+        );
+        assert_eq!(t.direct, zero, "no combo runs on the SIMD pipeline: {t:?}");
+        assert!(
+            t.fast + t.fallback + t.events <= t.combos * workers as u32,
+            "{t:?}"
+        );
+    }
 }

@@ -7,6 +7,7 @@ use super::lanes::fast_d_on;
 use super::layout::LANES;
 use super::prepare::Prepared;
 use super::scratch::{Scratch, Stats};
+use super::timing::{Clock, Stage};
 use crate::backtest::EventLoop;
 use crate::prealloc;
 use crate::simd::{Tier, WmaKernel};
@@ -53,9 +54,10 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
 
 /// One combo on the fast path, bit-identical to the reference: the event loop `bt` runs from
 /// bar `from` (the bars before it are lookback, see [`SweepFn`](crate::SweepFn)); a tracking
-/// `bt` keeps the metrics.
+/// `bt` keeps the metrics. `clock` times the fast path, the fallback and the event loop (the
+/// lab's breakdown; every other caller passes the clock that does nothing).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn run_fast<L: EventLoop>(
+pub(super) fn run_fast<L: EventLoop, C: Clock>(
     prep: &Prepared<'_>,
     plan: &Plan,
     fee_pct: f64,
@@ -65,8 +67,12 @@ pub(super) fn run_fast<L: EventLoop>(
     stats: &mut Stats,
     from: usize,
     bt: &mut L,
+    clock: &mut C,
 ) {
+    let t = clock.mark();
     fast_d_on(tier, prep, plan, scratch, None);
+    clock.lap(Stage::Fast, t);
+    let t = clock.mark();
     let close = prep.close;
     let (n, q, weff) = (close.len(), prep.q, plan.weff);
     let signs = &mut scratch.signs;
@@ -90,6 +96,8 @@ pub(super) fn run_fast<L: EventLoop>(
         done = done.max(end);
     }
     stats.bars += (n - from - masked) as u64;
+    clock.lap(Stage::Events, t);
+    let t = clock.mark();
     // The bars the bound left uncertified, in bar order: lane `l` holds bars `l q .. (l + 1) q`,
     // each lane's in order. Lookback bars (before `from`) were settled by the push that fed them.
     scratch.fallback.clear();
@@ -133,6 +141,8 @@ pub(super) fn run_fast<L: EventLoop>(
         }
         stats.recomputed_bars += (end - start) as u64;
     }
+    clock.lap(Stage::Fallback, t);
+    let t = clock.mark();
     // Every bar now has a d of the reference's class, and a bar of the same class as the one
     // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
     // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
@@ -163,4 +173,5 @@ pub(super) fn run_fast<L: EventLoop>(
             bt.step_at(l * q + k, lane[k], d(k), fee_pct);
         }
     }
+    clock.lap(Stage::Events, t);
 }

@@ -6,6 +6,7 @@ use super::certify::{Plan, Route, plans};
 use super::events::run_fast;
 use super::prepare::Prepared;
 use super::scratch::Scratch;
+use super::timing::NoClock;
 use crate::Threads;
 use crate::backtest::EventLoop;
 use crate::prealloc::{self, Backtest};
@@ -77,6 +78,7 @@ where
                     &mut stats,
                     from,
                     &mut bt,
+                    &mut NoClock,
                 ),
                 Route::Direct => {
                     direct.reserve(n);

@@ -10,8 +10,8 @@
 //! combo's plan, bound and threshold), `lanes` (the fast path and the certification test),
 //! `fallback` (the reference's arithmetic on uncertified bars) and `events` (the event loop at
 //! class changes); `layout` holds the lane constants, `scratch` the scratch and the stats,
-//! `sweep` the entry points and `probe` the views for tests and the lab; this file declares
-//! them and re-exports what callers use.
+//! `sweep` the entry points, `probe` the views for tests and the lab and `timing` the optional
+//! clock of the lab's breakdown; this file declares them and re-exports what callers use.
 //!
 //! # Layout
 //! The fast path runs 8 contiguous stretches of the series side by side, one per SIMD lane: the
@@ -34,6 +34,7 @@ mod probe;
 mod rows;
 mod scratch;
 mod sweep;
+mod timing;
 
 pub use certify::{Plan, UNDERFLOW_TERM};
 pub use layout::LANES;
@@ -42,6 +43,7 @@ pub use metrics::sweep_metrics;
 pub use probe::{FastD, bound_parts, fast_d_with_bound};
 pub use scratch::{Scratch, Stats};
 pub use sweep::{
-    MIN_POSITIONS_PER_WORKER, planned_workers, sweep, sweep_from, sweep_from_with_stats, sweep_par,
-    sweep_par_from, sweep_with_stats,
+    MIN_POSITIONS_PER_WORKER, planned_workers, sweep, sweep_from, sweep_from_timed,
+    sweep_from_with_stats, sweep_par, sweep_par_from, sweep_with_stats,
 };
+pub use timing::Timings;

@@ -6,14 +6,15 @@ use super::events::run_fast;
 use super::layout::LANES;
 use super::prepare::{Prepared, pad};
 use super::scratch::{Scratch, Stats};
+use super::timing::{Clock, NoClock, Stage, Timings};
 use crate::Threads;
 use crate::prealloc::{self, Backtest};
 use crate::simd::{Tier, WmaKernel};
 use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 
-/// Runs the combos `order` (indices into `params`) with one scratch, into `(k, pnl, trades)`.
+/// Runs combo `k` with one worker's scratch into its state `bt`, timed by `clock`.
 #[allow(clippy::too_many_arguments)]
-fn run_combos(
+fn run_combos<C: Clock>(
     prep: &Prepared<'_>,
     params: &[Combo],
     routes: &[Route],
@@ -26,6 +27,7 @@ fn run_combos(
     k: usize,
     from: usize,
     bt: &mut Backtest,
+    clock: &mut C,
 ) {
     match &routes[k] {
         // Every bar of the buffer is NaN: the event loop would only reset `prev`.
@@ -35,8 +37,11 @@ fn run_combos(
                 bt.step(prep.close[from], f64::NAN, fee_pct);
             }
         }
-        Route::Fast(plan) => run_fast(prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt),
+        Route::Fast(plan) => run_fast(
+            prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt, clock,
+        ),
         Route::Direct => {
+            let t = clock.mark();
             stats.direct_combos += 1;
             direct.reserve(prep.close.len());
             prealloc::run_combo_from(
@@ -47,7 +52,8 @@ fn run_combos(
                 |x, w, o, r| kernel.wma_range(x, w, o, r),
                 from,
                 bt,
-            )
+            );
+            clock.lap(Stage::Direct, t);
         }
     }
 }
@@ -93,42 +99,97 @@ pub fn sweep_from_with_stats(
     from: usize,
     states: &mut [Backtest],
 ) -> Result<Stats, KernelError> {
+    let (stats, NoClock) =
+        sweep_clocked(close, params, fee_pct, threads, tier, kernel, from, states)?;
+    Ok(stats)
+}
+
+/// [`sweep_from_with_stats`] with the time of each stage ([`Timings`]): for the lab's
+/// breakdown of where a sweep's time goes. The same work and the same bits; a few clock reads
+/// per combo more.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_from_timed(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(Stats, Timings), KernelError> {
+    sweep_clocked(close, params, fee_pct, threads, tier, kernel, from, states)
+}
+
+/// The sweep, each stage timed by a clock of type `C` (one per worker, merged at the end).
+#[allow(clippy::too_many_arguments)]
+fn sweep_clocked<C: Clock + Send>(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+) -> Result<(Stats, C), KernelError> {
+    let mut clock = C::default();
+    let t = clock.mark();
     crate::check_resume(close, params, fee_pct, from, states)?;
+    clock.lap(Stage::Checks, t);
+    let t = clock.mark();
     let close = close.bars();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
     let plans = plans(&routes);
     let workers = workers(&routes, params, close.len(), pad(&plans), threads);
+    clock.lap(Stage::Plan, t);
+    clock.workers(workers);
+    let t = clock.mark();
     let prep = Prepared::new(close, &plans, workers);
+    clock.lap(Stage::Prepare, t);
+    let t = clock.mark();
     let threads = Threads::Fixed(workers);
     let mut stats = Stats::default();
     let start: &[Backtest] = states;
-    let run = |scratch: &mut Scratch, direct: &mut prealloc::Scratch, stats: &mut Stats, k| {
-        let mut bt = start[k];
-        run_combos(
-            &prep, params, &routes, fee_pct, tier, kernel, scratch, direct, stats, k, from, &mut bt,
-        );
-        bt
-    };
     let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
         let mut scratch = Scratch::default();
         scratch.fit(&prep);
         let mut direct = prealloc::Scratch::new(0);
         let mut stats = Stats::default();
+        let mut clock = C::default();
         let mut done = Vec::new();
         while let Some(k) = next() {
-            done.push((k, run(&mut scratch, &mut direct, &mut stats, k)));
+            let mut bt = start[k];
+            run_combos(
+                &prep,
+                params,
+                &routes,
+                fee_pct,
+                tier,
+                kernel,
+                &mut scratch,
+                &mut direct,
+                &mut stats,
+                k,
+                from,
+                &mut bt,
+                &mut clock,
+            );
+            done.push((k, bt));
         }
         stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
-        (done, stats)
+        (done, stats, clock)
     });
+    clock.lap(Stage::Combos, t);
     stats.memory_bytes = prep.bytes() as u64;
-    for (worker, s) in done {
+    for (worker, s, c) in done {
         stats.add(&s);
+        clock.merge(&c);
         for (k, bt) in worker {
             states[k] = bt;
         }
     }
-    Ok(stats)
+    Ok((stats, clock))
 }
 
 /// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
