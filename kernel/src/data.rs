@@ -1,6 +1,9 @@
 //! The built-in data: window derivation, parameter grids and the deterministic GBM generator.
 //! The generator uses only IEEE-exact operations (+, -, *, /, sqrt) so every machine makes the same bytes.
 
+use crate::detmath::{EXP_BLOCK, exp_block, ln_block};
+#[cfg(test)]
+use crate::detmath::{det_exp, det_ln};
 use crate::{Combo, KernelError};
 use std::fmt;
 use std::str::FromStr;
@@ -221,14 +224,20 @@ pub fn gbm(bars: usize, seed: u64, sigma: f64) -> Result<Vec<f64>, KernelError> 
     let mut close = Vec::with_capacity(bars);
     let mut price = 100.0;
     close.push(price);
-    for i in 1..bars {
-        price *= det_exp(sigma * rng.next() - drift);
-        if !(price.is_finite() && price > 0.0) {
-            return bad(format!(
-                "sigma = {sigma} is too large for {bars} bars: the price left the f64 range at bar {i}"
-            ));
+    let mut factors = [0.0; EXP_BLOCK];
+    while close.len() < bars {
+        let factors = &mut factors[..(bars - close.len()).min(EXP_BLOCK)];
+        growth_factors(&mut rng, sigma, drift, factors);
+        for &g in factors.iter() {
+            price *= g;
+            if !(price.is_finite() && price > 0.0) {
+                let i = close.len();
+                return bad(format!(
+                    "sigma = {sigma} is too large for {bars} bars: the price left the f64 range at bar {i}"
+                ));
+            }
+            close.push(price);
         }
-        close.push(price);
     }
     Ok(close)
 }
@@ -265,9 +274,18 @@ impl GbmStream {
     /// Writes the next `out.len()` bars; the same check and error as [`gbm`] on a price that
     /// leaves the f64 range.
     pub fn fill(&mut self, out: &mut [f64]) -> Result<(), KernelError> {
-        for o in out {
-            if self.bars > 0 {
-                self.price *= det_exp(self.sigma * self.rng.next() - self.drift);
+        let mut factors = [0.0; EXP_BLOCK];
+        // The first bar is the starting price, drawn from no normal.
+        let first = usize::from(self.bars == 0).min(out.len());
+        if first == 1 {
+            out[0] = self.price;
+            self.bars = 1;
+        }
+        for block in out[first..].chunks_mut(EXP_BLOCK) {
+            let factors = &mut factors[..block.len()];
+            growth_factors(&mut self.rng, self.sigma, self.drift, factors);
+            for (o, &g) in block.iter_mut().zip(factors.iter()) {
+                self.price *= g;
                 if !(self.price.is_finite() && self.price > 0.0) {
                     return Err(KernelError::BadGenerator {
                         detail: format!(
@@ -276,9 +294,9 @@ impl GbmStream {
                         ),
                     });
                 }
+                *o = self.price;
+                self.bars += 1;
             }
-            *o = self.price;
-            self.bars += 1;
         }
         Ok(())
     }
@@ -294,6 +312,17 @@ pub fn fnv1a64(values: &[f64]) -> u64 {
         }
     }
     h
+}
+
+/// The next `out.len()` bars' growth factors `exp(sigma z - drift)`, `z` the next normals: the
+/// normals drawn in order, then their exponentials a block at a time ([`exp_block`]: the bits
+/// of [`det_exp`] one by one, but independent divisions side by side rather than a chain).
+fn growth_factors(rng: &mut Normal, sigma: f64, drift: f64, out: &mut [f64]) {
+    rng.fill(out);
+    for x in out.iter_mut() {
+        *x = sigma * *x - drift;
+    }
+    exp_block(out);
 }
 
 /// Standard normals from xoshiro256** by the polar method (pairs, the second one cached).
@@ -337,6 +366,51 @@ impl Normal {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// The next `out.len()` (at most [`EXP_BLOCK`]) normals, the bits of as many [`Self::next`]:
+    /// the accepted pairs drawn in order, then their logarithms side by side ([`ln_block`]).
+    fn fill(&mut self, out: &mut [f64]) {
+        debug_assert!(out.len() <= EXP_BLOCK);
+        let first = match (out.is_empty(), self.spare.take()) {
+            (false, Some(z)) => {
+                out[0] = z;
+                1
+            }
+            (_, spare) => {
+                self.spare = spare;
+                0
+            }
+        };
+        let out = &mut out[first..];
+        let pairs = out.len().div_ceil(2);
+        let (mut u, mut v, mut s) = ([0.0; EXP_BLOCK], [0.0; EXP_BLOCK], [0.0; EXP_BLOCK]);
+        for i in 0..pairs {
+            (u[i], v[i], s[i]) = self.accepted();
+        }
+        let mut ln = s;
+        ln_block(&mut ln[..pairs]);
+        for i in 0..pairs {
+            let f = (-2.0 * ln[i] / s[i]).sqrt();
+            out[2 * i] = u[i] * f;
+            match out.get_mut(2 * i + 1) {
+                Some(o) => *o = v[i] * f,
+                None => self.spare = Some(v[i] * f),
+            }
+        }
+    }
+
+    /// The next pair `(u, v)` inside the unit circle (not at its centre), with `s = u² + v²`.
+    fn accepted(&mut self) -> (f64, f64, f64) {
+        loop {
+            let u = 2.0 * self.uniform() - 1.0;
+            let v = 2.0 * self.uniform() - 1.0;
+            let s = u * u + v * v;
+            if s > 0.0 && s < 1.0 {
+                return (u, v, s);
+            }
+        }
+    }
+
+    #[cfg(test)]
     fn next(&mut self) -> f64 {
         if let Some(z) = self.spare.take() {
             return z;
@@ -352,61 +426,6 @@ impl Normal {
             }
         }
     }
-}
-
-const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
-
-/// `2^k` for `k` in the normal exponent range, built from its bits (exact).
-fn pow2(k: i64) -> f64 {
-    debug_assert!((-1022..=1023).contains(&k));
-    f64::from_bits(((1023 + k) as u64) << 52)
-}
-
-/// `exp(x)` from IEEE-exact operations: Cody-Waite reduction by ln 2, then a degree-13 Taylor
-/// polynomial on `|r| <= ln2/2` (truncation error below 1e-17 relative).
-fn det_exp(x: f64) -> f64 {
-    if x < -700.0 {
-        return 0.0;
-    }
-    if x > 700.0 {
-        return f64::INFINITY;
-    }
-    let k = (x / (LN2_HI + LN2_LO) + if x < 0.0 { -0.5 } else { 0.5 }) as i64;
-    let kf = k as f64;
-    let r = (x - kf * LN2_HI) - kf * LN2_LO;
-    let mut p = 1.0;
-    for n in (1..=13).rev() {
-        p = 1.0 + p * r / n as f64;
-    }
-    p * pow2(k)
-}
-
-/// `ln(x)` for finite `x > 0` from IEEE-exact operations: split off the binary exponent, then
-/// `ln(m) = 2 atanh((m-1)/(m+1))` by its series, with `m` in `[sqrt(2)/2, sqrt(2))`.
-fn det_ln(x: f64) -> f64 {
-    debug_assert!(x > 0.0 && x.is_finite());
-    let mut x = x;
-    let mut e: i64 = 0;
-    if x < f64::MIN_POSITIVE {
-        x *= pow2(54);
-        e -= 54;
-    }
-    let bits = x.to_bits();
-    e += ((bits >> 52) & 0x7ff) as i64 - 1023;
-    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023u64 << 52));
-    if m > std::f64::consts::SQRT_2 {
-        m /= 2.0;
-        e += 1;
-    }
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let mut series = 0.0;
-    for j in (0..14).rev() {
-        series = 1.0 / (2 * j + 1) as f64 + s2 * series;
-    }
-    let ef = e as f64;
-    ef * LN2_HI + (2.0 * s * series + ef * LN2_LO)
 }
 
 #[cfg(test)]

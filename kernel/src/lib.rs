@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 mod data;
+mod detmath;
 mod error;
 mod metrics;
 mod reference;
