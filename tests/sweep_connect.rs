@@ -90,12 +90,15 @@ fn connect_writes_out_and_plot_files_as_the_local_command_does() {
     let unix = serve(&["--unix", sock.to_str().unwrap()]);
     let file = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let base = ["--data", &data, "--grid", "6:60:6", "--grid3", "6:60:6"];
-    for (extra, fee) in [
-        (["--out"], "0.09"),
-        (["--plot"], "0.09"),
-        (["--plot"], "0.3"),
+    for (extra, fee, ext) in [
+        (["--out"], "0.09", "csv"),
+        (["--plot"], "0.09", "svg"),
+        (["--plot"], "0.3", "svg"),
     ] {
-        let (local, remote) = (file("local"), file("remote"));
+        let (local, remote) = (
+            file(&format!("local.{ext}")),
+            file(&format!("remote.{ext}")),
+        );
         let args = [&base[..], &["--fee", fee, extra[0]]].concat();
         let here = sweep(&[&args[..], &[local.as_str()]].concat());
         let there = sweep(&[&args[..], &[&remote, "--connect", &unix.address]].concat());
