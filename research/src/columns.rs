@@ -3,6 +3,7 @@
 
 use crate::error::ResearchError;
 use crate::folds::{FoldStats, shift_of};
+use crate::lanes::Lanes;
 use std::ops::Range;
 
 /// Checks that `bounds` are contiguous, non-empty, and cover `0..bars` in order.
@@ -27,9 +28,11 @@ pub fn check_segments(bars: usize, bounds: &[Range<usize>]) -> Result<(), Resear
     Ok(())
 }
 
-/// One combo's returns, pushed one bar at a time in bar order, as the shifted sums of each
-/// segment: the same operations in the same order as [`FoldStatsBuilder`](crate::FoldStatsBuilder)
-/// does for that column of a matrix pushed row by row, so the two give the same bits.
+/// One combo's returns, pushed in bar order (one bar or a slice at a time), as the shifted sums
+/// of each segment, added in the lanes of [`LANES`](crate::LANES) (the bar at position `p` of
+/// its segment into lane `p % LANES`, the lanes combined in a fixed tree): the same operations
+/// in the same order as [`FoldStatsBuilder`](crate::FoldStatsBuilder) does for that column of
+/// a matrix, so the two give the same bits however either is fed in pieces.
 #[derive(Clone, Debug)]
 pub struct ColumnSums {
     shift: f64,
@@ -37,6 +40,8 @@ pub struct ColumnSums {
     /// The end of each segment.
     ends: Vec<usize>,
     segment: usize,
+    /// The lanes of segment `segment`; `sum` and `sumsq` hold their totals after every push.
+    lanes: Lanes,
     sum: Vec<f64>,
     sumsq: Vec<f64>,
 }
@@ -51,29 +56,32 @@ impl ColumnSums {
             bars: 0,
             ends: ends.to_vec(),
             segment: 0,
+            lanes: Lanes::default(),
             sum: vec![0.0; ends.len()],
             sumsq: vec![0.0; ends.len()],
         }
+    }
+
+    /// Moves to the segment of the next bar (fresh lanes for a new one) and returns the next
+    /// bar's position in it and how many bars the segment has left.
+    #[inline]
+    fn next_segment(&mut self) -> (usize, usize) {
+        while self.ends[self.segment] <= self.bars {
+            self.segment += 1;
+            self.lanes = Lanes::default();
+        }
+        let start = self.segment.checked_sub(1).map_or(0, |s| self.ends[s]);
+        (self.bars - start, self.ends[self.segment] - self.bars)
     }
 
     /// Adds the next bar's return `x` (finite; the caller checks). The first bar's return sets
     /// the shift, as a matrix's first row does.
     #[inline]
     pub fn push(&mut self, x: f64) {
-        if self.bars == 0 {
-            self.shift = shift_of(x);
-        }
-        while self.ends[self.segment] <= self.bars {
-            self.segment += 1;
-        }
-        let y = x - self.shift;
-        self.sum[self.segment] += y;
-        self.sumsq[self.segment] += y * y;
-        self.bars += 1;
+        self.push_slice(std::slice::from_ref(&x));
     }
 
-    /// Adds the next bars' returns in order: the same operations as [`Self::push`] on each,
-    /// with the segment found once per segment rather than once per bar.
+    /// Adds the next bars' returns in order: the same as [`Self::push`] on each.
     pub fn push_slice(&mut self, xs: &[f64]) {
         let Some(&first) = xs.first() else {
             return;
@@ -81,23 +89,13 @@ impl ColumnSums {
         if self.bars == 0 {
             self.shift = shift_of(first);
         }
-        let shift = self.shift;
         let mut rest = xs;
         while !rest.is_empty() {
-            while self.ends[self.segment] <= self.bars {
-                self.segment += 1;
-            }
-            let take = (self.ends[self.segment] - self.bars).min(rest.len());
-            let (here, next) = rest.split_at(take);
-            let (mut s, mut q) = (self.sum[self.segment], self.sumsq[self.segment]);
-            for &x in here {
-                let y = x - shift;
-                s += y;
-                q += y * y;
-            }
-            self.sum[self.segment] = s;
-            self.sumsq[self.segment] = q;
-            self.bars += take;
+            let (at, left) = self.next_segment();
+            let (here, next) = rest.split_at(left.min(rest.len()));
+            self.lanes.add(at, here, self.shift);
+            (self.sum[self.segment], self.sumsq[self.segment]) = self.lanes.totals();
+            self.bars += here.len();
             rest = next;
         }
     }
@@ -112,7 +110,8 @@ impl ColumnSums {
         self.shift
     }
 
-    /// Each segment's `sum(x - shift)` and `sum((x - shift)^2)`.
+    /// Each segment's `sum(x - shift)` and `sum((x - shift)^2)` over the bars pushed so far
+    /// (0.0 for a segment not yet reached).
     pub fn sums(&self) -> (&[f64], &[f64]) {
         (&self.sum, &self.sumsq)
     }

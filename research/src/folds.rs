@@ -3,6 +3,7 @@
 
 use crate::error::ResearchError;
 use crate::input::check_rows;
+use crate::lanes::{LANES, combine};
 use crate::moments::Moments;
 use std::ops::Range;
 
@@ -168,13 +169,72 @@ impl FoldStats {
 }
 
 /// Builds [`FoldStats`] from rows pushed in chunks, in any order and from several builders that
-/// are merged at the end; memory is the statistics' only (two numbers per fold and combo).
+/// are merged at the end. Each fold's sums are added in the lanes of [`LANES`] (row `r` of a
+/// fold starting at row `s` into lane `(r - s) % LANES`, in the order the rows are pushed), the
+/// lanes combined in a fixed tree once the fold has all its rows: the order of
+/// [`ColumnSums`](crate::ColumnSums), so rows pushed in order give its bits. Memory: the
+/// statistics (two numbers per fold and combo) and, for each fold that has some of its rows but
+/// not all, `2 * LANES` numbers per combo (one or two such folds when rows come in order).
 #[derive(Clone, Debug)]
 pub struct FoldStatsBuilder {
     stats: FoldStats,
     shifted: bool,
     /// The rows pushed so far, as sorted disjoint ranges.
     covered: Vec<Range<usize>>,
+    /// Per fold: how many of its rows have been pushed.
+    filled: Vec<usize>,
+    /// Per fold with some rows but not all: its lanes' sums.
+    open: Vec<Option<OpenFold>>,
+    /// The zeroed lanes of the last fold closed, for the next one opened.
+    spare: Option<OpenFold>,
+}
+
+/// The lanes of a fold still being filled: lane `j`, combo `k` at `j * combos + k`.
+#[derive(Clone, Debug)]
+struct OpenFold {
+    sum: Vec<f64>,
+    sumsq: Vec<f64>,
+}
+
+/// Combines fold `fold`'s lanes (`open`) into `stats` once it has all its rows (`filled`); their
+/// memory, zeroed, becomes the `spare` the next fold opened fills (a fresh allocation would be
+/// faulted in page by page, fold after fold).
+fn close_if_full(
+    stats: &mut FoldStats,
+    fold: usize,
+    filled: usize,
+    open: &mut Option<OpenFold>,
+    spare: &mut Option<OpenFold>,
+) {
+    if filled < stats.bounds[fold].len() {
+        return;
+    }
+    if let Some(mut lanes) = open.take() {
+        let at = fold * stats.combos..(fold + 1) * stats.combos;
+        lanes.close(&mut stats.sum[at.clone()], &mut stats.sumsq[at]);
+        lanes.sum.fill(0.0);
+        lanes.sumsq.fill(0.0);
+        *spare = Some(lanes);
+    }
+}
+
+impl OpenFold {
+    fn new(combos: usize) -> OpenFold {
+        OpenFold {
+            sum: vec![0.0; LANES * combos],
+            sumsq: vec![0.0; LANES * combos],
+        }
+    }
+
+    /// Each combo's lanes combined, into `sum` and `sumsq` (one entry per combo).
+    fn close(&self, sum: &mut [f64], sumsq: &mut [f64]) {
+        let combos = sum.len();
+        let lanes = |v: &[f64], k: usize| std::array::from_fn(|j| v[j * combos + k]);
+        for k in 0..combos {
+            sum[k] = combine(lanes(&self.sum, k));
+            sumsq[k] = combine(lanes(&self.sumsq, k));
+        }
+    }
 }
 
 impl FoldStatsBuilder {
@@ -195,6 +255,9 @@ impl FoldStatsBuilder {
             },
             shifted: false,
             covered: Vec::new(),
+            filled: vec![0; folds],
+            open: vec![None; folds],
+            spare: None,
         })
     }
 
@@ -259,17 +322,31 @@ impl FoldStatsBuilder {
         }
         let stats = &mut self.stats;
         let mut fold = stats.bounds.partition_point(|b| b.end <= span.start);
-        for (row, values) in span.zip(rows.chunks_exact(combos)) {
+        let mut row = span.start;
+        while row < span.end {
             while stats.bounds[fold].end <= row {
                 fold += 1;
             }
-            let at = fold * combos..(fold + 1) * combos;
-            let (sum, sumsq) = (&mut stats.sum[at.clone()], &mut stats.sumsq[at]);
-            for (((s, q), &x), &c) in sum.iter_mut().zip(sumsq).zip(values).zip(&stats.shift) {
-                let y = x - c;
-                *s += y;
-                *q += y * y;
+            let bounds = stats.bounds[fold].clone();
+            let end = bounds.end.min(span.end);
+            let values = &rows[(row - span.start) * combos..(end - span.start) * combos];
+            let spare = &mut self.spare;
+            let lanes = self.open[fold]
+                .get_or_insert_with(|| spare.take().unwrap_or_else(|| OpenFold::new(combos)));
+            for (i, values) in values.chunks_exact(combos).enumerate() {
+                let lane = (row + i - bounds.start) % LANES;
+                let at = lane * combos..(lane + 1) * combos;
+                let (sum, sumsq) = (&mut lanes.sum[at.clone()], &mut lanes.sumsq[at]);
+                for (((s, q), &x), &c) in sum.iter_mut().zip(sumsq).zip(values).zip(&stats.shift) {
+                    let y = x - c;
+                    *s += y;
+                    *q += y * y;
+                }
             }
+            self.filled[fold] += end - row;
+            let filled = self.filled[fold];
+            close_if_full(stats, fold, filled, &mut self.open[fold], &mut self.spare);
+            row = end;
         }
         Ok(())
     }
@@ -321,6 +398,31 @@ impl FoldStatsBuilder {
         }
         for (x, y) in stats.sumsq.iter_mut().zip(&other.stats.sumsq) {
             *x += y;
+        }
+        for (mine, theirs) in self.filled.iter_mut().zip(&other.filled) {
+            *mine += theirs;
+        }
+        // Folds that both have some rows of add lane by lane (the result depends on the order
+        // of merges by rounding only, as for any sums).
+        for fold in 0..self.open.len() {
+            let Some(theirs) = &other.open[fold] else {
+                continue;
+            };
+            match &mut self.open[fold] {
+                Some(mine) => {
+                    mine.sum
+                        .iter_mut()
+                        .zip(&theirs.sum)
+                        .for_each(|(x, y)| *x += y);
+                    mine.sumsq
+                        .iter_mut()
+                        .zip(&theirs.sumsq)
+                        .for_each(|(x, y)| *x += y);
+                }
+                none => *none = Some(theirs.clone()),
+            }
+            let filled = self.filled[fold];
+            close_if_full(stats, fold, filled, &mut self.open[fold], &mut self.spare);
         }
         Ok(())
     }

@@ -41,6 +41,7 @@ mod dsr;
 mod error;
 mod folds;
 mod input;
+mod lanes;
 mod metric;
 mod moments;
 mod normal;
@@ -57,6 +58,7 @@ pub use folds::{
     FoldStats, FoldStatsBuilder, MAX_FOLDS, binomial, check_fold_count, check_folds, fold_bounds,
 };
 pub use input::{MAX_ABS, check_shape, check_value};
+pub use lanes::LANES;
 pub use metric::Metric;
 pub use moments::Moments;
 pub use normal::{normal_cdf, normal_quantile};

@@ -115,3 +115,56 @@ fn bad_segments_and_short_columns_are_refused() {
         "{e}"
     );
 }
+
+/// The documented order (docs/research.md, "How it is computed"): the bar at position `p` of
+/// its segment goes to lane `p % LANES`, each lane summed from 0.0 in bar order, the lanes then
+/// added `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`. Written out here from the
+/// definition, against `ColumnSums` pushed in uneven slices and the builder pushed in uneven
+/// chunks of rows in order: all three the same bits.
+#[test]
+fn sums_follow_the_documented_lane_order() {
+    use hullsweep_research::LANES;
+    assert_eq!(LANES, 8, "the tree below is written for eight lanes");
+    let tree = |l: [f64; 8]| ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (bars, combos, folds) in [(37, 3, 4), (1001, 4, 16), (300, 2, 2)] {
+        let cols: Vec<Vec<f64>> = (0..combos).map(|k| column(bars, k)).collect();
+        let bounds = fold_bounds(bars, folds).unwrap();
+        let ends: Vec<usize> = bounds.iter().map(|b| b.end).collect();
+        let mut builder = FoldStatsBuilder::new(bars, combos, folds).unwrap();
+        let mut at = 0;
+        for len in [1usize, 2, 9, 17, 3, 64].iter().cycle() {
+            let end = (at + len).min(bars);
+            let rows: Vec<f64> = (at..end)
+                .flat_map(|t| cols.iter().map(move |c| c[t]))
+                .collect();
+            builder.push_rows(at, &rows).unwrap();
+            at = end;
+            if at == bars {
+                break;
+            }
+        }
+        let stats = builder.finish().unwrap();
+        for (k, c) in cols.iter().enumerate() {
+            let mut sums = ColumnSums::new(&ends);
+            for piece in c.chunks(5) {
+                sums.push_slice(piece);
+            }
+            let shift = sums.shift();
+            assert_eq!(shift.to_bits(), stats.shifts()[k].to_bits());
+            for (f, b) in bounds.iter().enumerate() {
+                let (mut s, mut q) = ([0.0; 8], [0.0; 8]);
+                for (p, &x) in c[b.clone()].iter().enumerate() {
+                    let y = x - shift;
+                    s[p % 8] += y;
+                    q[p % 8] += y * y;
+                }
+                let want = (tree(s).to_bits(), tree(q).to_bits());
+                let column = (sums.sums().0[f].to_bits(), sums.sums().1[f].to_bits());
+                let (fs, fq) = stats.sums(f);
+                let rows = (fs[k].to_bits(), fq[k].to_bits());
+                assert_eq!(column, want, "{bars}x{combos}/{folds}: combo {k} fold {f}");
+                assert_eq!(rows, want, "{bars}x{combos}/{folds}: combo {k} fold {f}");
+            }
+        }
+    }
+}

@@ -170,11 +170,11 @@ impl FoldSweeper {
                         if let Some(sink) = column {
                             sink(run.combo(), bar, returns);
                         }
-                        if c.bad.is_none() {
-                            c.bad = returns
-                                .iter()
-                                .position(|r| r.is_nan() || r.abs() > MAX_ABS)
-                                .map(|i| (bar + i, returns[i]));
+                        // Whether any is out of range (NaN included) first, without an
+                        // early exit, so that it vectorises; where, only when one is.
+                        let out = |r: &f64| r.is_nan() | (r.abs() > MAX_ABS);
+                        if c.bad.is_none() && returns.iter().fold(false, |o, r| o | out(r)) {
+                            c.bad = returns.iter().position(out).map(|i| (bar + i, returns[i]));
                         }
                     })
                 });

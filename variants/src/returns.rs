@@ -34,12 +34,30 @@ pub(crate) struct Recorder {
     changes: Vec<Change>,
 }
 
+/// The most changes a worker keeps room for between runs (4 MiB of them): enough for a combo
+/// that reverses every few bars over a million bars, without holding a long series' worth.
+const SPARE_CHANGES: usize = (4 << 20) / std::mem::size_of::<Change>();
+
+thread_local! {
+    /// The worker's change list from its last run, emptied: the next combo it runs records into
+    /// it, so a sweep grows (and faults in) a list per worker rather than one per combo.
+    static SPARE: std::cell::Cell<Vec<Change>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 impl Recorder {
     /// A recorder resuming a tracking loop.
     pub(crate) fn starting(bt: Backtest) -> Recorder {
         Recorder {
             bt,
-            changes: Vec::new(),
+            changes: SPARE.take(),
+        }
+    }
+
+    /// Hands the change list back to the worker for its next run.
+    fn recycle(mut self) {
+        if self.changes.capacity() <= SPARE_CHANGES {
+            self.changes.clear();
+            SPARE.set(self.changes);
         }
     }
 }
@@ -239,7 +257,7 @@ impl Variant {
         let new = |k: usize| Recorder::starting(starts[k].bt);
         self.run_loops(close, params, fee_pct, threads, from, new, |k, r| {
             let metrics = r.bt.metrics(bars.len());
-            visit(&ComboRun {
+            let seen = visit(&ComboRun {
                 combo: k,
                 close: bars,
                 from,
@@ -247,7 +265,9 @@ impl Variant {
                 end: &r.bt,
                 metrics: &metrics,
                 changes: &r.changes,
-            })
+            });
+            r.recycle();
+            seen
         })
     }
 }
