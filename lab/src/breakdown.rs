@@ -173,8 +173,9 @@ fn in_process(
     Ok((phases, stats, tm))
 }
 
-/// Runs `exe args` with its output to /dev/null (stderr captured): wall ms and stderr.
-fn process(exe: &std::path::Path, args: &[String]) -> anyhow::Result<(f64, String)> {
+/// Runs `exe args` with its output to /dev/null (stderr captured): wall ms and stderr. The
+/// scaling section's whole-process row times its processes with it too.
+pub(crate) fn process(exe: &std::path::Path, args: &[String]) -> anyhow::Result<(f64, String)> {
     let mut cmd = Command::new(exe);
     cmd.args(args)
         .stdin(Stdio::null())
@@ -193,7 +194,7 @@ fn process(exe: &std::path::Path, args: &[String]) -> anyhow::Result<(f64, Strin
 }
 
 /// The sweep's own time from its `swept ... with V in X s` line, in ms.
-fn reported_ms(stderr: &str) -> Option<f64> {
+pub(crate) fn reported_ms(stderr: &str) -> Option<f64> {
     let line = stderr.lines().find(|l| l.starts_with("swept "))?;
     let after = &line[line.find(" with ")?..];
     let secs: f64 = after

@@ -20,7 +20,7 @@ pub enum Section {
     /// `fastest` against the best single variant, on the lab's sweep and three small ones.
     Fastest,
     /// `fastest` on 1 and 2 threads, paired, beside the machine's ceiling (default sweep, on a
-    /// machine with at least 2 cores).
+    /// machine with at least 2 cores), and as whole `hullsweep sweep` processes on 1.5M bars.
     Scaling,
     /// What the metrics cost on the lab's sweep, for the variants a researcher would run them on.
     Metrics,
@@ -121,7 +121,17 @@ pub fn section(
         }
         Section::Scaling => {
             let before = machine::load_average();
-            let rows = scaling::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, tick)?;
+            let exe = std::env::current_exe().context("cannot find this executable")?;
+            // The whole processes' series file (12 MB) is kept only for the section.
+            let dir =
+                std::env::temp_dir().join(format!("hullsweep-scaling-{}", std::process::id()));
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            let rows = scaling::Processes::new(&exe, &dir).and_then(|p| {
+                scaling::run(&cfg.close, &cfg.params, cfg.fee, cfg.rounds, Some(&p), tick)
+            });
+            let _ = std::fs::remove_dir_all(&dir);
+            let rows = rows?;
             Markdown::new(scaling::to_markdown(
                 &rows,
                 cfg.close.len(),

@@ -3,8 +3,8 @@
 
 use anyhow::{Context, bail};
 use plotters::prelude::*;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Marks the section in `reports/lab.md`, so the lab can keep it when it rewrites the file.
@@ -33,21 +33,31 @@ pub struct Point {
     pub rss_mib: f64,
 }
 
-/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`), streamed or in
-/// memory, on the default grid with `fastest`; wall time of the whole process (reading the
-/// file included) and the peak RSS it reports.
-pub fn measure(exe: &Path, dir: &Path, bars: u64, in_memory: bool) -> anyhow::Result<Point> {
+/// `dir/gbm-{bars}.npy`, the default GBM series of `bars` bars, written by `exe data` unless it
+/// is already there (the scale study's files are kept between runs; the scaling section's
+/// whole-process row sweeps one too).
+pub fn gbm_file(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<PathBuf> {
     let data = dir.join(format!("gbm-{bars}.npy"));
     if !data.exists() {
+        // Its "wrote N bars" line would land in the lab's report on stdout.
         let status = Command::new(exe)
             .args(["data", "--bars", &bars.to_string(), "--out"])
             .arg(&data)
+            .stdout(Stdio::null())
             .status()
             .context("cannot run hullsweep data")?;
         if !status.success() {
             bail!("hullsweep data --bars {bars} failed");
         }
     }
+    Ok(data)
+}
+
+/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`, [`gbm_file`]),
+/// streamed or in memory, on the default grid with `fastest`; wall time of the whole process
+/// (reading the file included) and the peak RSS it reports.
+pub fn measure(exe: &Path, dir: &Path, bars: u64, in_memory: bool) -> anyhow::Result<Point> {
+    let data = gbm_file(exe, dir, bars)?;
     let mut cmd = Command::new(exe);
     // The results go to stdout, captured and dropped (80 short lines).
     cmd.args(["sweep", "--data"]).arg(&data);

@@ -20,8 +20,9 @@ use std::time::Duration;
 /// speed-up over numba single-thread. Sections follow: `rolling`'s certification and cost; without
 /// --variant, `fastest` against the best single variant on this sweep and on 10,000 × 8, 1,000 ×
 /// 80 and 150,000 × 2, the metrics' cost and, on the default data and grid, `fastest` on 1 and 2
-/// threads beside the machine's ceiling, the breakdown of the default sweep's time with every
-/// variant's roofline, and the live section. The report starts with the date,
+/// threads beside the machine's ceiling (in-process, and as whole `hullsweep sweep` processes on
+/// 1.5M bars), the breakdown of the default sweep's time with every variant's roofline, and the
+/// live section. The report starts with the date,
 /// commit, CPU, toolchain and load average it was made under. On first use the Python
 /// environment (.venv with numba) is created where `hullsweep setup --help` says. Exits non-zero
 /// if any implementation fails the gate.
