@@ -195,3 +195,31 @@ fn a_file_that_is_not_a_npy_is_said_so_in_words() {
         "{e}"
     );
 }
+
+/// A reader that stops early (`| head`) ends the command quietly with success, as a Unix filter
+/// does, whatever the output: here the read end is closed before the command writes, so its one
+/// write fails with a broken pipe every time.
+#[cfg(unix)]
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::process::Stdio;
+    let bin = assert_cmd::cargo::cargo_bin("hullsweep");
+    for args in [
+        &["sweep"][..],
+        &["sweep", "--metrics"],
+        &["sweep", "--folds", "4"],
+        &["sweep", "--combo", "3"],
+    ] {
+        let mut child = std::process::Command::new(&bin)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {:?}, {stderr}", out.status);
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+    }
+}

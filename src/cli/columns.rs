@@ -5,7 +5,6 @@ use anyhow::Context;
 use hullsweep_data::results;
 use hullsweep_kernel::{Combo, Grid, METRIC_NAMES, Metrics, SweepResult};
 use hullsweep_variants::{Threads, Variant};
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -116,7 +115,7 @@ pub fn write_table(
     match table.out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout().write_all(text.as_bytes())?,
+        None => super::print_out(&text)?,
     }
     Ok(())
 }

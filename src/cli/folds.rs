@@ -152,10 +152,6 @@ pub fn write_folds(
             Ok(f.write_all(text.as_bytes())?)
         })
         .with_context(|| format!("cannot write {}", path.display())),
-        // A reader that stops early (`| head`) is not an error.
-        None => match std::io::stdout().lock().write_all(text.as_bytes()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            other => Ok(other?),
-        },
+        None => super::print_out(&text),
     }
 }

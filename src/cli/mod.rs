@@ -74,3 +74,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::ManualCli(args) => manual::run(args, <Cli as clap::CommandFactory>::command()),
     }
 }
+
+/// Writes a command's whole output to stdout. A reader that stops early (`| head`) is not an
+/// error: the command ends quietly, as a Unix filter does.
+pub(crate) fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}

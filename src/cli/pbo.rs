@@ -5,7 +5,6 @@ use anyhow::Context;
 use hullsweep_data::NpyMatrix;
 use hullsweep_research::{Cscv, FoldStatsBuilder, Metric, check_shape, cscv};
 use serde_json::json;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Estimate how likely it is that picking the best of many combos in a backtest is overfitting.
@@ -91,10 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => format!("{}\n", to_json(&result)),
         Format::Text => verdict(&result),
     };
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
+    super::print_out(&text)
 }
 
 pub(super) fn to_json(r: &Cscv) -> serde_json::Value {

@@ -10,7 +10,6 @@ use hullsweep_research::{DeflatedSharpe, Metric, WalkSpec};
 use hullsweep_validate::{InMemory, Plan, Replay, Validation, WalkForward, validate_replay};
 use hullsweep_variants::Variant;
 use serde_json::json;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -150,10 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => format!("{}\n", to_json(&v, &windows)),
         Format::Text => verdict(&v, &windows),
     };
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
-    }
+    super::print_out(&text)
 }
 
 fn to_json(v: &Validation, windows: &dyn Fn(usize) -> String) -> serde_json::Value {
