@@ -115,7 +115,7 @@ pub fn write_table(
     match table.out {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))?,
-        None => super::print_out(&text)?,
+        None => super::stdout::print_out(&text)?,
     }
     Ok(())
 }

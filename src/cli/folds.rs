@@ -152,6 +152,6 @@ pub fn write_folds(
             Ok(f.write_all(text.as_bytes())?)
         })
         .with_context(|| format!("cannot write {}", path.display())),
-        None => super::print_out(&text),
+        None => super::stdout::print_out(&text),
     }
 }

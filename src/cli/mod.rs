@@ -20,6 +20,7 @@ mod replay;
 mod scale;
 mod serve;
 mod setup;
+mod stdout;
 mod sweep;
 mod sweep_out;
 mod sweep_remote;
@@ -72,15 +73,5 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::run(args),
         Command::TlsCert(args) => tls_cert::run(args),
         Command::ManualCli(args) => manual::run(args, <Cli as clap::CommandFactory>::command()),
-    }
-}
-
-/// Writes a command's whole output to stdout. A reader that stops early (`| head`) is not an
-/// error: the command ends quietly, as a Unix filter does.
-pub(crate) fn print_out(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    match std::io::stdout().lock().write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => Ok(other?),
     }
 }

@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => format!("{}\n", to_json(&result)),
         Format::Text => verdict(&result),
     };
-    super::print_out(&text)
+    super::stdout::print_out(&text)
 }
 
 pub(super) fn to_json(r: &Cscv) -> serde_json::Value {

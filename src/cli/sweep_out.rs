@@ -31,7 +31,7 @@ pub fn write_results(
         Some(path) => write_atomic(path, &super::progress::Bar::new("writing"), |f| {
             Ok(f.write_all(text.as_bytes())?)
         }),
-        None => super::print_out(&text),
+        None => super::stdout::print_out(&text),
     }
 }
 

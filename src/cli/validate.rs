@@ -149,7 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => format!("{}\n", to_json(&v, &windows)),
         Format::Text => verdict(&v, &windows),
     };
-    super::print_out(&text)
+    super::stdout::print_out(&text)
 }
 
 fn to_json(v: &Validation, windows: &dyn Fn(usize) -> String) -> serde_json::Value {
