@@ -12,24 +12,14 @@
 //! `cargo bench --bench breakdown` (under a minute once built), or `cargo bench --bench
 //! breakdown -- --quick`; a filter such as `breakdown/process` picks some.
 
+mod common;
+
+use common::{assert_same_bits, hullsweep};
 use criterion::{Criterion, criterion_group, criterion_main};
 use hullsweep_kernel as kernel;
 use hullsweep_variants::{Threads, Variant};
 use std::hint::black_box;
-use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// `hullsweep ARGS` to exit, its output to /dev/null.
-fn process(args: &[&str]) {
-    let status = Command::new(env!("CARGO_BIN_EXE_hullsweep"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("cannot run hullsweep");
-    assert!(status.success(), "hullsweep {} failed", args.join(" "));
-}
 
 fn breakdown(c: &mut Criterion) {
     let close = kernel::default_close();
@@ -52,22 +42,13 @@ fn breakdown(c: &mut Criterion) {
     let sweep = || hullsweep_data::sweep_series(&close, &params, fee, variant, threads, &());
     let result = sweep().expect("sweep");
     let reference = kernel::sweep(&close, &params, fee).expect("reference");
-    assert!(
-        result.trades == reference.trades
-            && result
-                .pnl
-                .iter()
-                .zip(&reference.pnl)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-        "{} differs from the reference",
-        variant.name()
-    );
+    assert_same_bits(variant.name(), &result, &reference);
     group.bench_function("sweep", |b| b.iter(&sweep));
     group.bench_function("output", |b| {
         b.iter(|| hullsweep_data::results::sweep_csv(black_box(&params), black_box(&result)))
     });
-    group.bench_function("process/empty", |b| b.iter(|| process(&["--version"])));
-    group.bench_function("process/sweep", |b| b.iter(|| process(&["sweep"])));
+    group.bench_function("process/empty", |b| b.iter(|| hullsweep(&["--version"])));
+    group.bench_function("process/sweep", |b| b.iter(|| hullsweep(&["sweep"])));
     group.finish();
 }
 

@@ -10,37 +10,17 @@
 //! the 1e7-bar sweeps take about a second each), or `cargo bench --bench flat_in_length --
 //! --quick`; a filter such as `flat_in_length/streamed` picks some.
 
+mod common;
+
+use common::{assert_same_bits, measurement_time};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hullsweep_kernel::{self as kernel, DEFAULT_SEED, DEFAULT_SIGMA, SweepResult};
+use hullsweep_kernel::{self as kernel, DEFAULT_SEED, DEFAULT_SIGMA};
 use hullsweep_variants::{Threads, Variant};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// The lengths: each ten times the last, as far as a bench can afford (the 1e7 file is 80 MB).
 const LENGTHS: [usize; 3] = [100_000, 1_000_000, 10_000_000];
-
-/// Criterion's `--quick` is on the command line.
-fn quick() -> bool {
-    std::env::args().any(|a| a == "--quick")
-}
-
-/// Ten samples of at least one iteration each, whatever the length: `once` is one iteration's
-/// time (criterion's default 5 s would not hold ten 1e7-bar sweeps on a slow machine).
-fn measurement_time(once: Duration) -> Duration {
-    if quick() {
-        (once * 3).max(Duration::from_millis(500))
-    } else {
-        (once * 12).max(Duration::from_secs(2))
-    }
-}
-
-fn same_bits(a: &SweepResult, b: &SweepResult) -> bool {
-    a.trades == b.trades
-        && a.pnl
-            .iter()
-            .zip(&b.pnl)
-            .all(|(x, y)| x.to_bits() == y.to_bits())
-}
 
 fn flat_in_length(c: &mut Criterion) {
     let params = kernel::default_params();
@@ -63,10 +43,11 @@ fn flat_in_length(c: &mut Criterion) {
         let once = start.elapsed();
         let in_memory = hullsweep_data::sweep_series(&close, &params, fee, variant, threads, &())
             .expect("in-memory sweep");
-        assert!(
-            read == bars as u64 && same_bits(&streamed, &in_memory),
-            "{bars} bars: the streamed sweep differs"
+        assert_eq!(
+            read, bars as u64,
+            "{bars} bars: the streamed sweep read {read}"
         );
+        assert_same_bits(&format!("{bars} bars streamed"), &streamed, &in_memory);
 
         group.measurement_time(measurement_time(once));
         group.bench_function(BenchmarkId::new("streamed", bars), |b| {

@@ -10,54 +10,32 @@
 //! `cargo bench --bench scaling -- --quick` (a few seconds a benchmark); a filter such as
 //! `scaling/in_process` picks some.
 
+mod common;
+
+use common::{assert_same_bits, hullsweep, measurement_time};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hullsweep_kernel::{self as kernel, DEFAULT_SEED, DEFAULT_SIGMA};
 use hullsweep_variants::{Threads, Variant};
 use std::hint::black_box;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Issue 30's series length.
 const BARS: usize = 1_500_000;
 
-/// Criterion's `--quick` is on the command line.
-fn quick() -> bool {
-    std::env::args().any(|a| a == "--quick")
-}
-
-/// Ten samples of at least one iteration each, whatever the speed: `once` is one iteration's
-/// time (criterion's default 5 s would not hold ten 1-thread sweeps on a slow machine).
-fn measurement_time(once: Duration) -> Duration {
-    if quick() {
-        (once * 3).max(Duration::from_millis(500))
-    } else {
-        (once * 12).max(Duration::from_secs(2))
-    }
-}
-
 /// `hullsweep sweep --data FILE --threads N` to exit, its results to /dev/null.
 fn process(data: &std::path::Path, threads: usize) -> Duration {
-    let start = Instant::now();
-    let status = Command::new(env!("CARGO_BIN_EXE_hullsweep"))
-        .args([
-            "sweep",
-            "--variant",
-            "fastest",
-            "--threads",
-            &threads.to_string(),
-            "--data",
-        ])
-        .arg(data)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("cannot run hullsweep");
-    assert!(
-        status.success(),
-        "hullsweep sweep --threads {threads} failed"
-    );
-    start.elapsed()
+    let threads = threads.to_string();
+    let args = [
+        "sweep",
+        "--variant",
+        "fastest",
+        "--threads",
+        &threads,
+        "--data",
+    ];
+    let mut args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    args.push(data.as_os_str());
+    hullsweep(&args)
 }
 
 fn scaling(c: &mut Criterion) {
@@ -74,16 +52,7 @@ fn scaling(c: &mut Criterion) {
     let sweep = |threads| variant.sweep(&close, &params, fee, Threads::Fixed(threads));
     let one = sweep(1).expect("sweep");
     let two = sweep(2).expect("sweep");
-    assert!(
-        one.trades == two.trades
-            && one
-                .pnl
-                .iter()
-                .zip(&two.pnl)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-        "{} on 2 threads differs from 1 thread",
-        variant.name()
-    );
+    assert_same_bits(&format!("{} on 2 threads", variant.name()), &two, &one);
 
     for threads in [1, 2] {
         let start = Instant::now();

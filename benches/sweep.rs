@@ -9,24 +9,16 @@
 //! stops each benchmark once its estimate is within 5%, and the filter, a regex over
 //! `group/variant`, picks the benchmarks; those it leaves out are not checked or run at all).
 
+mod common;
+
+use common::{assert_same_bits, measurement_time};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use hullsweep_kernel::{self as kernel, Combo, SweepResult};
+use hullsweep_kernel::{self as kernel, Combo};
 use hullsweep_variants::{Threads, Variant};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const FEE: f64 = kernel::DEFAULT_FEE_PCT;
-
-fn assert_identical(variant: Variant, want: &SweepResult, got: &SweepResult) {
-    let same = got.trades == want.trades
-        && got.pnl.len() == want.pnl.len()
-        && got
-            .pnl
-            .iter()
-            .zip(&want.pnl)
-            .all(|(a, b)| a.to_bits() == b.to_bits());
-    assert!(same, "{} differs from the reference", variant.name());
-}
 
 /// Whether the command line's filter (criterion's positional argument, a regex) can select `id`.
 /// Only a filter of plain alternatives (`a|b`, each matched as a substring, as the regex does) is
@@ -66,11 +58,6 @@ fn selected(id: &str) -> bool {
     true
 }
 
-/// Criterion's `--quick` is on the command line.
-fn quick() -> bool {
-    std::env::args().any(|a| a == "--quick")
-}
-
 fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Combo]) {
     let wanted = |v: Variant| selected(&format!("{group_name}/{}", v.name()));
     if !Variant::ALL.iter().any(|&v| wanted(v)) {
@@ -87,14 +74,8 @@ fn bench_sweep(c: &mut Criterion, group_name: &str, close: &[f64], params: &[Com
             .sweep(close, params, FEE, Threads::Auto)
             .expect("sweep");
         let once = start.elapsed();
-        assert_identical(variant, &want, &got);
-        // Ten samples of at least one iteration each, whatever the variant's speed.
-        group.measurement_time(if quick() {
-            // --quick stops a benchmark at this bound if its estimate is not yet within 5%.
-            (once * 3).max(Duration::from_millis(500))
-        } else {
-            (once * 12).max(Duration::from_secs(2))
-        });
+        assert_same_bits(variant.name(), &got, &want);
+        group.measurement_time(measurement_time(once));
         group.bench_function(BenchmarkId::from_parameter(variant.name()), |b| {
             b.iter(|| variant.sweep(black_box(close), black_box(params), FEE, Threads::Auto))
         });
@@ -132,7 +113,7 @@ fn window_length(c: &mut Criterion) {
             let got = variant
                 .sweep(close, &params, FEE, Threads::Fixed(1))
                 .expect("sweep");
-            assert_identical(variant, &want, &got);
+            assert_same_bits(variant.name(), &got, &want);
             let id = BenchmarkId::new(variant.name(), format!("6:{hi}:80"));
             group.bench_with_input(id, &params, |b, params| {
                 b.iter(|| {
