@@ -196,7 +196,7 @@ pub fn to_markdown(rows: &[Row], rounds: usize, flamegraph_written: bool) -> Str
         );
         s += &format!(
             "Memory: `rolling` held {:.1} MiB of working memory at its peak on this sweep (one \
-             worker; each further worker adds its own scratch, O(bars) whatever the windows).\n",
+             worker; each further worker adds its own scratch, O(bars) up to a block of `rolling::BLOCK_BARS` and flat beyond, whatever the windows).\n",
             short.stats.memory_bytes as f64 / (1 << 20) as f64
         );
         s += &if flamegraph_written {

@@ -1,4 +1,4 @@
-//! `rolling`, stage one: the series prepared once per sweep for every combo and worker (the
+//! `rolling`, stage one: each block of bars prepared once for every combo and worker (the
 //! transposed lanes with their lookback, the block maxima that scale the bound, the NaN bars).
 
 use super::certify::Plan;

@@ -45,7 +45,7 @@ impl Stats {
     }
 }
 
-/// Working memory of one worker: O(bars), whatever the windows (faer-style scratch); the fast
+/// Working memory of one worker: O(bars) up to a block ([`BLOCK_BARS`](super::BLOCK_BARS)), whatever the windows (faer-style scratch); the fast
 /// path's own buffers are one tile long, so they stay in cache.
 #[derive(Debug, Default)]
 pub struct Scratch {

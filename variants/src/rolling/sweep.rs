@@ -99,8 +99,9 @@ pub fn sweep_from_with_stats(
     from: usize,
     states: &mut [Backtest],
 ) -> Result<Stats, KernelError> {
-    let (stats, NoClock) =
-        sweep_clocked(close, params, fee_pct, threads, tier, kernel, from, states)?;
+    let (stats, NoClock) = sweep_clocked(
+        close, params, fee_pct, threads, tier, kernel, from, states, BLOCK_BARS,
+    )?;
     Ok(stats)
 }
 
@@ -118,10 +119,67 @@ pub fn sweep_from_timed(
     from: usize,
     states: &mut [Backtest],
 ) -> Result<(Stats, Timings), KernelError> {
-    sweep_clocked(close, params, fee_pct, threads, tier, kernel, from, states)
+    sweep_clocked(
+        close, params, fee_pct, threads, tier, kernel, from, states, BLOCK_BARS,
+    )
 }
 
-/// The sweep, each stage timed by a clock of type `C` (one per worker, merged at the end).
+/// [`sweep_from_with_stats`] in blocks of `block_bars` bars instead of [`BLOCK_BARS`], so tests
+/// can put block boundaries anywhere (every blocking gives the same bits); `block_bars` of 0 is
+/// refused.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_from_in_blocks(
+    close: ValidClose<'_>,
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    from: usize,
+    states: &mut [Backtest],
+    block_bars: usize,
+) -> Result<Stats, KernelError> {
+    if block_bars == 0 {
+        return Err(KernelError::ParamsShape {
+            detail: "block_bars = 0: a block holds at least one bar".to_string(),
+        });
+    }
+    let kernel = WmaKernel::best();
+    let (stats, NoClock) = sweep_clocked(
+        close, params, fee_pct, threads, tier, kernel, from, states, block_bars,
+    )?;
+    Ok(stats)
+}
+
+/// Bars a sweep takes at a time (with their lookback before them): a sweep of a longer series
+/// runs every combo over one block before the next, as a [`Sweeper`](crate::Sweeper) runs its
+/// pushes, so the block's prepared lanes (8 bytes a bar) and class bytes stay in a core's cache
+/// across the combos instead of streaming from memory once per combo. Measured on 1.5M bars ×
+/// 80 combos (`rolling::sweep_from_in_blocks`, interleaved, AMD EPYC Zen 4 VM, 2 MiB L2): blocks
+/// of 32 Ki to 128 Ki bars sweep about 1.4× as fast as the whole series at once on one thread
+/// and on two, within 2% of each other; on the default 150,000 bars no blocking differs beyond
+/// noise. 64 Ki keeps a block's lanes (512 KiB) in a smaller L2 too. Shorter blocks repeat more
+/// lookback (each lane restarts `w1 + w2` positions early) and meet the workers more often.
+pub const BLOCK_BARS: usize = 1 << 16;
+
+/// The blocks of bars `from..n`: as few as `block_bars` allows, of equal length (to a bar),
+/// so no block is a sliver.
+fn blocks(
+    from: usize,
+    n: usize,
+    block_bars: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let span = n - from;
+    let count = span.div_ceil(block_bars).max(1);
+    let len = span.div_ceil(count).max(1);
+    (0..count).map(move |b| (from + b * len).min(n)..(from + (b + 1) * len).min(n))
+}
+
+/// The sweep, each stage timed by a clock of type `C` (one per worker, merged at the end),
+/// `block_bars` bars at a time ([`BLOCK_BARS`] but in tests).
+///
+/// Exact for every blocking, by the argument of [`Sweeper`](crate::Sweeper): a bar's `d` reads
+/// only the last `effective_window` bars, which its block's slice holds (the `lookback` before
+/// the block's first bar), and the event loop carries only its state from one block to the next.
 #[allow(clippy::too_many_arguments)]
 fn sweep_clocked<C: Clock + Send>(
     close: ValidClose<'_>,
@@ -132,13 +190,65 @@ fn sweep_clocked<C: Clock + Send>(
     kernel: WmaKernel,
     from: usize,
     states: &mut [Backtest],
+    block_bars: usize,
 ) -> Result<(Stats, C), KernelError> {
     let mut clock = C::default();
     let t = clock.mark();
     crate::check_resume(close, params, fee_pct, from, states)?;
+    let lookback = params
+        .iter()
+        .map(crate::effective_window)
+        .max()
+        .unwrap_or(1)
+        - 1;
     clock.lap(Stage::Checks, t);
-    let t = clock.mark();
     let close = close.bars();
+    let (mut stats, mut memory) = (Stats::default(), 0);
+    for block in blocks(from, close.len(), block_bars.max(1)) {
+        let first = block.start.saturating_sub(lookback);
+        let s = sweep_block(
+            &close[first..block.end],
+            params,
+            fee_pct,
+            threads,
+            tier,
+            kernel,
+            block.start - first,
+            states,
+            &mut clock,
+        );
+        memory = memory.max(s.memory_bytes);
+        stats.add(&s);
+    }
+    // The blocks run one after another: the peak is the largest block's. A combo's route is
+    // counted once, as over the whole buffer (a block alone may be too short for its windows).
+    stats.memory_bytes = memory;
+    stats.all_nan_combos = 0;
+    stats.direct_combos = 0;
+    for c in params {
+        match Plan::route(c, close.len()) {
+            Route::AllNan => stats.all_nan_combos += 1,
+            Route::Direct => stats.direct_combos += 1,
+            Route::Fast(_) => {}
+        }
+    }
+    Ok((stats, clock))
+}
+
+/// One block: the bars of `close` from `from` on, resumed from `states` (checked by the caller).
+#[allow(clippy::too_many_arguments)]
+fn sweep_block<C: Clock + Send>(
+    close: &[f64],
+    params: &[Combo],
+    fee_pct: f64,
+    threads: Threads,
+    tier: Tier,
+    kernel: WmaKernel,
+    from: usize,
+    states: &mut [Backtest],
+    clock: &mut C,
+) -> Stats {
+    let t = clock.mark();
     let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
     let plans = plans(&routes);
     let workers = workers(&routes, params, close.len(), pad(&plans), threads);
@@ -189,7 +299,7 @@ fn sweep_clocked<C: Clock + Send>(
             states[k] = bt;
         }
     }
-    Ok((stats, clock))
+    stats
 }
 
 /// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker
