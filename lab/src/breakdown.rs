@@ -113,11 +113,11 @@ const PHASES: [&str; 9] = [
     "series and grid: the built-in GBM series generated, the grid expanded",
     "input checks: the `Sweeper`'s and the variant's (params, fee, every price)",
     "planning: each combo's route, restart period and bound coefficient, the workers",
-    "preparation: the series transposed into 8 lanes, block maxima, NaN bars",
+    "preparation: each block of the series transposed into 8 lanes, block maxima, NaN bars",
     "rolling kernel: the fast path (both levels' recurrences, the certification test)",
     "fallback: uncertified bars recomputed with the reference's arithmetic",
     "event loop: NaN masking, class changes, the stop-and-reverse loop at them",
-    "workers: their scratch, the pool's start, the wait for the last one",
+    "workers: their scratch, the pool's start, the waits for each other",
     "output: the results as CSV, written",
 ];
 
@@ -153,17 +153,18 @@ fn in_process(
     drop(sweeper);
     let d = |x: std::time::Duration| x.as_secs_f64() * 1e3;
     let w = tm.workers.max(1) as f64;
-    let (fast, fallback, events) = (
+    let (prepare, fast, fallback, events) = (
+        d(tm.prepare) / w,
         d(tm.fast) / w,
         d(tm.fallback + tm.direct) / w,
         d(tm.events) / w,
     );
-    let wait = (d(tm.combos) - fast - fallback - events).max(0.0);
+    let wait = (d(tm.combos) - prepare - fast - fallback - events).max(0.0);
     let phases = [
         series,
         checks + d(tm.checks),
         d(tm.plan),
-        d(tm.prepare),
+        prepare,
         fast,
         fallback,
         events,
@@ -326,9 +327,9 @@ pub fn to_markdown(b: &Breakdown, svg_name: &str) -> String {
          `{}` on {} worker{} here, CSV to /dev/null) as a whole process, beside an empty process \
          (`hullsweep --version`: exec, loading, argument parsing, exit), and the command's phases \
          timed in the lab's own process with `Instant`, doing what the command does step by step \
-         (the rolling stages from `rolling::sweep_from_timed`; the fast path, fallback and event \
-         loop are the workers' busy time divided by the number of workers, and what is left of \
-         the combos' wall time is the \"workers\" row). Median ms over {} interleaved rounds (the \
+         (the rolling stages from `rolling::sweep_from_timed`; the preparation, fast path, \
+         fallback and event loop are the workers' busy time divided by the number of workers, \
+         and what is left of the combos' wall time is the \"workers\" row). Median ms over {} interleaved rounds (the \
          two processes and the in-process run, order rotating), after one untimed round of each. \
          The remainder is what the empty process and the phases do not account for: in the \
          sweep process, its memory fresh from the OS (page faults the warm in-process runs do not \

@@ -179,3 +179,27 @@ proptest! {
         common::assert_identical("random", &format!("blocks of {block}"), &params, &want, &got);
     }
 }
+
+#[test]
+fn a_slow_combo_lets_the_other_worker_run_ahead_without_a_hang() {
+    // On a flat price nothing certifies, so the long combo recomputes every bar with the
+    // reference's O(w) arithmetic while the short ones fly: the worker with the short combos
+    // reaches blocks whose slot still holds a block the slow one is in, and must wait for it.
+    let mut close = vec![1.1; 6000];
+    for (i, v) in gbm(600, 5, 0.01).expect("gbm").into_iter().enumerate() {
+        close[2000 + i] = v;
+    }
+    let params = vec![
+        derive_windows(300),
+        derive_windows(2),
+        derive_windows(3),
+        derive_windows(4),
+        derive_windows(5),
+    ];
+    let want = hullsweep_kernel::sweep(&close, &params, 0.09).expect("reference");
+    for block in [50, 97, 600] {
+        let (got, stats) = blocked(&close, &params, 0.09, Tier::best(), 2, 0, block);
+        assert!(stats.fallback_bars > 0, "{stats:?}");
+        common::assert_identical("flat", &format!("blocks of {block}"), &params, &want, &got);
+    }
+}

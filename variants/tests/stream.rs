@@ -253,7 +253,7 @@ fn the_timed_sweep_is_the_sweep_with_its_stages_timed() {
         );
         assert_eq!(t.direct, zero, "no combo runs on the SIMD pipeline: {t:?}");
         assert!(
-            t.fast + t.fallback + t.events <= t.combos * workers as u32,
+            t.prepare + t.fast + t.fallback + t.events <= t.combos * workers as u32,
             "{t:?}"
         );
     }

@@ -134,7 +134,8 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
                 kernel,
                 &mut scratch.reference,
                 t0..t1,
-                &mut scratch.d,
+                // A worker's scratch outlives a block: it may be longer than this one.
+                &mut scratch.d[..n],
             );
             for_bars(t0..t1, q, |i, pos| set(signs, pos, class(scratch.d[i])));
             t0 = t1;

@@ -4,6 +4,7 @@
 use super::certify::{Plan, Route, plans};
 use super::events::run_fast;
 use super::layout::LANES;
+use super::pipeline::{Job, routes_and_pad};
 use super::prepare::{Prepared, pad};
 use super::scratch::{Scratch, Stats};
 use super::timing::{Clock, NoClock, Stage, Timings};
@@ -14,7 +15,7 @@ use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
 
 /// Runs combo `k` with one worker's scratch into its state `bt`, timed by `clock`.
 #[allow(clippy::too_many_arguments)]
-fn run_combos<C: Clock>(
+pub(super) fn run_combos<C: Clock>(
     prep: &Prepared<'_>,
     params: &[Combo],
     routes: &[Route],
@@ -202,104 +203,36 @@ fn sweep_clocked<C: Clock + Send>(
         .unwrap_or(1)
         - 1;
     clock.lap(Stage::Checks, t);
+    let t = clock.mark();
     let close = close.bars();
-    let (mut stats, mut memory) = (Stats::default(), 0);
-    for block in blocks(from, close.len(), block_bars.max(1)) {
-        let first = block.start.saturating_sub(lookback);
-        let s = sweep_block(
-            &close[first..block.end],
-            params,
-            fee_pct,
-            threads,
-            tier,
-            kernel,
-            block.start - first,
-            states,
-            &mut clock,
-        );
-        memory = memory.max(s.memory_bytes);
-        stats.add(&s);
-    }
-    // The blocks run one after another: the peak is the largest block's. A combo's route is
-    // counted once, as over the whole buffer (a block alone may be too short for its windows).
-    stats.memory_bytes = memory;
+    // The workers and the combo counts go by the routes over the whole buffer; each block has
+    // its own routes (a block alone may be too short for a combo's windows).
+    let (routes, pad) = routes_and_pad(params, close.len());
+    let workers = workers(&routes, params, close.len() - from, pad, threads);
+    clock.lap(Stage::Plan, t);
+    clock.workers(workers);
+    let job = Job {
+        close,
+        params,
+        fee_pct,
+        tier,
+        kernel,
+        blocks: blocks(from, close.len(), block_bars.max(1)).collect(),
+        lookback,
+    };
+    let t = clock.mark();
+    let mut stats = job.run(workers, states, &mut clock);
+    clock.lap(Stage::Combos, t);
     stats.all_nan_combos = 0;
     stats.direct_combos = 0;
-    for c in params {
-        match Plan::route(c, close.len()) {
+    for r in &routes {
+        match r {
             Route::AllNan => stats.all_nan_combos += 1,
             Route::Direct => stats.direct_combos += 1,
             Route::Fast(_) => {}
         }
     }
     Ok((stats, clock))
-}
-
-/// One block: the bars of `close` from `from` on, resumed from `states` (checked by the caller).
-#[allow(clippy::too_many_arguments)]
-fn sweep_block<C: Clock + Send>(
-    close: &[f64],
-    params: &[Combo],
-    fee_pct: f64,
-    threads: Threads,
-    tier: Tier,
-    kernel: WmaKernel,
-    from: usize,
-    states: &mut [Backtest],
-    clock: &mut C,
-) -> Stats {
-    let t = clock.mark();
-    let routes: Vec<Route> = params.iter().map(|c| Plan::route(c, close.len())).collect();
-    let plans = plans(&routes);
-    let workers = workers(&routes, params, close.len(), pad(&plans), threads);
-    clock.lap(Stage::Plan, t);
-    clock.workers(workers);
-    let t = clock.mark();
-    let prep = Prepared::new(close, &plans, workers);
-    clock.lap(Stage::Prepare, t);
-    let t = clock.mark();
-    let threads = Threads::Fixed(workers);
-    let mut stats = Stats::default();
-    let start: &[Backtest] = states;
-    let done = crate::rayon::for_each_combo(params, close.len(), threads, |next| {
-        let mut scratch = Scratch::default();
-        scratch.fit(&prep);
-        let mut direct = prealloc::Scratch::new(0);
-        let mut stats = Stats::default();
-        let mut clock = C::default();
-        let mut done = Vec::new();
-        while let Some(k) = next() {
-            let mut bt = start[k];
-            run_combos(
-                &prep,
-                params,
-                &routes,
-                fee_pct,
-                tier,
-                kernel,
-                &mut scratch,
-                &mut direct,
-                &mut stats,
-                k,
-                from,
-                &mut bt,
-                &mut clock,
-            );
-            done.push((k, bt));
-        }
-        stats.memory_bytes = (scratch.bytes() + direct.n_bars() * prealloc::BUFFERS * 8) as u64;
-        (done, stats, clock)
-    });
-    clock.lap(Stage::Combos, t);
-    stats.memory_bytes = prep.bytes() as u64;
-    for (worker, s, c) in done {
-        stats.add(&s);
-        clock.merge(&c);
-        for (k, bt) in worker {
-            states[k] = bt;
-        }
-    }
-    stats
 }
 
 /// The cost model behind [`Threads::Auto`] here, and so behind [`Variant::fastest`]: each worker

@@ -60,18 +60,20 @@ impl Clock for NoClock {
     fn workers(&mut self, _: usize) {}
 }
 
-/// Where one timed rolling sweep's time went. `checks`, `plan`, `prepare` and `combos` are the
-/// calling thread's wall time; `fast`, `fallback`, `events` and `direct` are the workers' busy
-/// time in each stage of the combos, summed over the workers (so on `workers` workers they add
-/// up to at most `workers × combos`; what is left is each worker's scratch, the pool's start
-/// and the wait for the last worker).
+/// Where one timed rolling sweep's time went. `checks`, `plan` and `combos` are the calling
+/// thread's wall time; `prepare`, `fast`, `fallback`, `events` and `direct` are the workers'
+/// busy time in each stage, summed over the workers (each block is prepared by the first worker
+/// to need it, inside `combos`; on `workers` workers they add up to at most `workers × combos`,
+/// and what is left is each worker's scratch, the pool's start and the waits for each other).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timings {
     /// The entry's checks of the params, the fee, `from` and the states.
     pub checks: Duration,
-    /// Routes and plans (each combo's bound coefficient and restart period) and the worker count.
+    /// Routes and plans over the whole buffer (each combo's bound coefficient and restart
+    /// period) and the worker count; each block's own routes are part of its `prepare`.
     pub plan: Duration,
-    /// The prepared series shared by the workers (transposed lanes, block maxima, NaN bars).
+    /// Busy time preparing the blocks the workers share (transposed lanes, block maxima, NaN
+    /// bars), all workers.
     pub prepare: Duration,
     /// The combos on the workers, wall time.
     pub combos: Duration,
@@ -114,6 +116,7 @@ impl Clock for Timings {
     }
 
     fn merge(&mut self, w: &Self) {
+        self.prepare += w.prepare;
         self.fast += w.fast;
         self.fallback += w.fallback;
         self.events += w.events;
