@@ -203,3 +203,31 @@ fn a_slow_combo_lets_the_other_worker_run_ahead_without_a_hang() {
         common::assert_identical("flat", &format!("blocks of {block}"), &params, &want, &got);
     }
 }
+
+#[test]
+fn working_memory_stops_growing_past_a_block() {
+    let params: Vec<Combo> = [6, 50, 200].map(derive_windows).to_vec();
+    let memory = |bars: usize| {
+        let close = gbm(bars, 1, 0.001).expect("gbm");
+        let mut states = vec![Backtest::new(); params.len()];
+        rolling::sweep_from_in_blocks(
+            ValidClose::new(&close).expect("valid"),
+            &params,
+            0.09,
+            Threads::Fixed(1),
+            Tier::best(),
+            0,
+            &mut states,
+            BLOCK_BARS,
+        )
+        .expect("sweep")
+        .memory_bytes
+    };
+    let (one, six) = (memory(BLOCK_BARS), memory(6 * BLOCK_BARS));
+    assert!(one > 0);
+    // Six blocks hold a block's lookback more than one block alone, and nothing else.
+    assert!(
+        six <= one + one / 8,
+        "{six} bytes for six blocks, {one} for one"
+    );
+}

@@ -21,7 +21,7 @@ use crate::prealloc::{self, Backtest};
 use crate::simd::{Tier, WmaKernel};
 use hullsweep_kernel::Combo;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// Blocks prepared at once: the one the workers finish and the next, so a worker that is done
@@ -95,6 +95,9 @@ impl<'a> Job<'a, '_> {
         let cells: Vec<Mutex<Backtest>> = states.iter().map(|s| Mutex::new(*s)).collect();
         let slots: Vec<Slot<'a>> = (0..SLOTS).map(|_| Mutex::new(None)).collect();
         let prep_bytes = AtomicUsize::new(0);
+        // Set by a worker that panics, so the others stop waiting for what it will never finish
+        // (the team then re-raises the panic) instead of waiting forever.
+        let abandoned = AtomicBool::new(false);
         // Block `b`, prepared by the first worker to need it once its slot's last block is done.
         let block = |b: usize, clock: &mut C| -> Arc<Block<'a>> {
             loop {
@@ -109,7 +112,7 @@ impl<'a> Job<'a, '_> {
                         }
                         None => b < SLOTS,
                     };
-                    if ready {
+                    if ready || abandoned.load(Ordering::Relaxed) {
                         let t = clock.mark();
                         let data = Arc::new(self.prepare(b));
                         clock.lap(Stage::Prepare, t);
@@ -122,14 +125,15 @@ impl<'a> Job<'a, '_> {
             }
         };
         let per_worker = crate::rayon::team(workers, |_| {
+            let _guard = Abandon(&abandoned);
             let mut scratch = Scratch::default();
             let mut direct = prealloc::Scratch::new(0);
             let mut stats = Stats::default();
             let mut clock = C::default();
             let mut fitted = usize::MAX;
-            loop {
+            'items: loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= total {
+                if i >= total || abandoned.load(Ordering::Relaxed) {
                     break;
                 }
                 let (b, k) = (i / combos, order[i % combos]);
@@ -139,6 +143,9 @@ impl<'a> Job<'a, '_> {
                     fitted = b;
                 }
                 while done[k].load(Ordering::Acquire) != b {
+                    if abandoned.load(Ordering::Relaxed) {
+                        break 'items;
+                    }
                     backoff();
                 }
                 let mut bt = cells[k].lock().unwrap_or_else(PoisonError::into_inner);
@@ -176,6 +183,17 @@ impl<'a> Job<'a, '_> {
             *state = cell.into_inner().unwrap_or_else(PoisonError::into_inner);
         }
         stats
+    }
+}
+
+/// Marks the sweep abandoned when its worker unwinds from a panic.
+struct Abandon<'a>(&'a AtomicBool);
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
     }
 }
 
