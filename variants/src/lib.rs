@@ -169,6 +169,7 @@ pub use hullsweep_kernel::{
 mod backtest;
 pub mod checked;
 pub mod live;
+mod lookback;
 pub mod metrics;
 pub mod prealloc;
 pub mod rayon;
@@ -183,11 +184,12 @@ pub mod unchecked;
 mod variant;
 
 pub use live::{Live, LiveStats, Position, trades};
+pub use lookback::effective_window;
 pub use prealloc::Backtest;
 pub use resume::SweepFn;
 pub(crate) use resume::{batch, check_resume};
 pub use returns::{Change, ComboRun, RunState};
 pub use returns_block::ReturnScratch;
-pub use stream::{Sweeper, effective_window};
+pub use stream::Sweeper;
 pub use threads::Threads;
 pub use variant::Variant;

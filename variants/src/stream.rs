@@ -11,9 +11,10 @@
 //! fewer than `Wmax - 1` bars have arrived the tail is the whole history, so even the NaN lead
 //! is where the batch has it.
 
+pub use crate::lookback::effective_window;
 use crate::{Backtest, Threads, Variant};
 use hullsweep_kernel::{
-    Combo, KernelError, SweepResult, ValidClose, validate_close, validate_params_and_fee, window,
+    Combo, KernelError, SweepResult, ValidClose, validate_close, validate_params_and_fee,
 };
 
 /// A resumable sweep: [`push`](Sweeper::push) chunks of a series in order, then
@@ -61,15 +62,6 @@ fn observed_block(combos: usize, bars: usize) -> usize {
         .div_ceil(bars.max(1))
         .next_multiple_of(64);
     per.min(combos).max(1)
-}
-
-/// The effective lookback of a combo: `d` at bar `i` reads bars `i + 1 - W ..= i` (the batch's
-/// `Plan::route` calls it `weff`; a series shorter than it gives an all-NaN `d`).
-pub fn effective_window(combo: &Combo) -> usize {
-    let [n, h, s, m, h3, t] = combo.map(window);
-    let hma = n.max(h).saturating_add(s) - 1;
-    let hma3 = t.max(h3).max(m).saturating_add(m) - 1;
-    hma.max(hma3)
 }
 
 impl Sweeper {

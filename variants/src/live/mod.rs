@@ -20,8 +20,8 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+use crate::lookback::effective_window;
 use crate::rolling::certify::{Plan, Route};
-use crate::stream::effective_window;
 use bound::Thresholds;
 use exact::Closes;
 use graph::{Graph, Want};

@@ -13,9 +13,9 @@
 //! workers.
 
 use super::certify::{Plan, Route, plans};
+use super::events::run_fast;
 use super::prepare::{Prepared, pad};
 use super::scratch::{Scratch, Stats};
-use super::sweep::run_combos;
 use super::timing::{Clock, Stage};
 use crate::prealloc::{self, Backtest};
 use crate::simd::{Tier, WmaKernel};
@@ -183,6 +183,52 @@ impl<'a> Job<'a, '_> {
             *state = cell.into_inner().unwrap_or_else(PoisonError::into_inner);
         }
         stats
+    }
+}
+
+/// Runs combo `k` with one worker's scratch into its state `bt`, timed by `clock`.
+#[allow(clippy::too_many_arguments)]
+fn run_combos<C: Clock>(
+    prep: &Prepared<'_>,
+    params: &[Combo],
+    routes: &[Route],
+    fee_pct: f64,
+    tier: Tier,
+    kernel: WmaKernel,
+    scratch: &mut Scratch,
+    direct: &mut prealloc::Scratch,
+    stats: &mut Stats,
+    k: usize,
+    from: usize,
+    bt: &mut Backtest,
+    clock: &mut C,
+) {
+    match &routes[k] {
+        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
+        Route::AllNan => {
+            stats.all_nan_combos += 1;
+            if from < prep.close.len() {
+                bt.step(prep.close[from], f64::NAN, fee_pct);
+            }
+        }
+        Route::Fast(plan) => run_fast(
+            prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt, clock,
+        ),
+        Route::Direct => {
+            let t = clock.mark();
+            stats.direct_combos += 1;
+            direct.reserve(prep.close.len());
+            prealloc::run_combo_from(
+                prep.close,
+                &params[k],
+                fee_pct,
+                direct.as_mut_slice(),
+                |x, w, o, r| kernel.wma_range(x, w, o, r),
+                from,
+                bt,
+            );
+            clock.lap(Stage::Direct, t);
+        }
     }
 }
 

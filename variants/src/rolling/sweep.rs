@@ -2,62 +2,15 @@
 //! model that picks the workers ([`MIN_POSITIONS_PER_WORKER`]).
 
 use super::certify::{Plan, Route, plans};
-use super::events::run_fast;
 use super::layout::LANES;
 use super::pipeline::{Job, routes_and_pad};
-use super::prepare::{Prepared, pad};
-use super::scratch::{Scratch, Stats};
+use super::prepare::pad;
+use super::scratch::Stats;
 use super::timing::{Clock, NoClock, Stage, Timings};
 use crate::Threads;
-use crate::prealloc::{self, Backtest};
+use crate::prealloc::Backtest;
 use crate::simd::{Tier, WmaKernel};
 use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose};
-
-/// Runs combo `k` with one worker's scratch into its state `bt`, timed by `clock`.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn run_combos<C: Clock>(
-    prep: &Prepared<'_>,
-    params: &[Combo],
-    routes: &[Route],
-    fee_pct: f64,
-    tier: Tier,
-    kernel: WmaKernel,
-    scratch: &mut Scratch,
-    direct: &mut prealloc::Scratch,
-    stats: &mut Stats,
-    k: usize,
-    from: usize,
-    bt: &mut Backtest,
-    clock: &mut C,
-) {
-    match &routes[k] {
-        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
-        Route::AllNan => {
-            stats.all_nan_combos += 1;
-            if from < prep.close.len() {
-                bt.step(prep.close[from], f64::NAN, fee_pct);
-            }
-        }
-        Route::Fast(plan) => run_fast(
-            prep, plan, fee_pct, tier, kernel, scratch, stats, from, bt, clock,
-        ),
-        Route::Direct => {
-            let t = clock.mark();
-            stats.direct_combos += 1;
-            direct.reserve(prep.close.len());
-            prealloc::run_combo_from(
-                prep.close,
-                &params[k],
-                fee_pct,
-                direct.as_mut_slice(),
-                |x, w, o, r| kernel.wma_range(x, w, o, r),
-                from,
-                bt,
-            );
-            clock.lap(Stage::Direct, t);
-        }
-    }
-}
 
 /// The sweep with its [`Stats`], on `threads` workers (combos handed out dynamically, most
 /// expensive first, as in [`rayon`](crate::rayon)), with the fast path compiled for `tier`
@@ -198,7 +151,7 @@ fn sweep_clocked<C: Clock + Send>(
     crate::check_resume(close, params, fee_pct, from, states)?;
     let lookback = params
         .iter()
-        .map(crate::effective_window)
+        .map(crate::lookback::effective_window)
         .max()
         .unwrap_or(1)
         - 1;
