@@ -204,9 +204,9 @@ fn run_combos<C: Clock>(
     clock: &mut C,
 ) {
     match &routes[k] {
-        // Every bar of the buffer is NaN: the event loop would only reset `prev`.
+        // Every bar of the buffer is NaN: the event loop would only reset `prev`. (The combo
+        // counts in `Stats` are taken once over the whole buffer, by the caller.)
         Route::AllNan => {
-            stats.all_nan_combos += 1;
             if from < prep.close.len() {
                 bt.step(prep.close[from], f64::NAN, fee_pct);
             }
@@ -216,7 +216,6 @@ fn run_combos<C: Clock>(
         ),
         Route::Direct => {
             let t = clock.mark();
-            stats.direct_combos += 1;
             direct.reserve(prep.close.len());
             prealloc::run_combo_from(
                 prep.close,

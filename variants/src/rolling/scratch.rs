@@ -45,8 +45,9 @@ impl Stats {
     }
 }
 
-/// Working memory of one worker: O(bars) up to a block ([`BLOCK_BARS`](super::BLOCK_BARS)), whatever the windows (faer-style scratch); the fast
-/// path's own buffers are one tile long, so they stay in cache.
+/// Working memory of one worker: O(bars) up to a block ([`BLOCK_BARS`](super::BLOCK_BARS)),
+/// whatever the windows (faer-style scratch); the fast path's own buffers are one tile long, so
+/// they stay in cache.
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// First-level differences `2a - b` and `3c - dd - e` of one tile and its lookback,

@@ -170,14 +170,13 @@ fn sweep_clocked<C: Clock + Send>(
         fee_pct,
         tier,
         kernel,
-        blocks: blocks(from, close.len(), block_bars.max(1)).collect(),
+        blocks: blocks(from, close.len(), block_bars).collect(),
         lookback,
     };
     let t = clock.mark();
     let mut stats = job.run(workers, states, &mut clock);
     clock.lap(Stage::Combos, t);
-    stats.all_nan_combos = 0;
-    stats.direct_combos = 0;
+    // Counted once over the whole buffer: a block alone may be too short for a combo.
     for r in &routes {
         match r {
             Route::AllNan => stats.all_nan_combos += 1,
