@@ -323,3 +323,35 @@ def test_shm_calls_from_many_threads_take_turns_and_close_wakes_a_waiting_one(sh
     t.join(timeout=10)
     assert not t.is_alive()
     assert got == [0] or isinstance(got[0], ConnectionError), got
+
+
+def test_shm_native_echo_and_push_bar_check_their_inputs(shm_server):
+    """The calls Client.shm makes whole in Rust refuse what they cannot send, naming it, and
+    give what the socket-shaped path gives."""
+    from hullsweep_rs._native import ShmSocket
+
+    with pytest.raises(ValueError, match="close_dtype has 21-byte records; the wire's are 45"):
+        ShmSocket(shm_server, "spin", hc.EngineError, hc.ProtocolError, hc.OPEN_DTYPE, hc.OPEN_DTYPE)
+    with pytest.raises(ValueError, match="give both or neither"):
+        ShmSocket(shm_server, close_dtype=hc.CLOSE_DTYPE)
+    with pytest.raises(TypeError, match="open_dtype must be a numpy dtype"):
+        ShmSocket(shm_server, close_dtype=hc.CLOSE_DTYPE, open_dtype="f8")
+    s = ShmSocket(shm_server, "spin", hc.EngineError, hc.ProtocolError)
+    with pytest.raises(ValueError, match="push_bar needs the event dtypes"):
+        s.push_bar(0, 100.0)
+    x = np.array([1.5, np.nan, -0.0, 1e300])
+    back = s.echo(x)
+    assert back.dtype == np.float64 and back.tobytes() == x.tobytes() and back.flags.writeable
+    assert s.echo(np.empty(0)).size == 0
+    with pytest.raises(ValueError, match="close must be C-contiguous"):
+        s.echo(np.arange(8.0)[::2])  # the client passes _f64's copy instead
+    with pytest.raises(TypeError, match="got a 1-D int64 array"):
+        s.echo(np.arange(3))
+    with pytest.raises(hc.EngineError, match="unknown stream id 7"):
+        ShmSocket(shm_server, "spin", hc.EngineError, hc.ProtocolError, hc.CLOSE_DTYPE,
+                  hc.OPEN_DTYPE).push_bar(7, 100.0)
+    assert np.array_equal(s.echo(x[:1]), x[:1])  # the connection goes on after the refusals
+    s.close()
+    with hc.Client.shm(shm_server) as c:
+        assert np.array_equal(c.echo([1.0, 2.0]), [1.0, 2.0])  # a list goes through _f64
+        assert np.array_equal(c.echo(np.arange(8.0)[::2]), np.arange(8.0)[::2])

@@ -13,6 +13,7 @@ mod choices;
 mod live;
 mod research;
 mod shm;
+mod shm_calls;
 mod trades;
 mod validation;
 

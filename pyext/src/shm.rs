@@ -3,9 +3,11 @@
 //! release); `sendmsg`/`recv_into` drive it like a socket for anyone else. All waiting is done in
 //! Rust with the GIL released.
 
-use hullsweep_engine::protocol::ERROR_BIT;
+use hullsweep_engine::protocol::{ERROR_BIT, OP_ECHO, push_head, request_head};
 use hullsweep_engine::shm::{Closer, ShmReader, ShmWriter, WaitPolicy, connect};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{
     PyConnectionError, PyRuntimeError, PyTimeoutError, PyTypeError, PyValueError,
@@ -15,6 +17,8 @@ use pyo3::types::{PyByteArray, PyBytes, PyList, PyMemoryView, PyString, PyTuple,
 use std::io::{self, IoSlice, Read, Write};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
+
+use crate::shm_calls::{EventDtypes, raise, records};
 
 /// Reply bodies up to this size are read into the connection's scratch buffer within the
 /// request's GIL release and copied into the returned `bytearray` (a memcpy of at most this
@@ -57,6 +61,10 @@ pub struct PyShmSocket {
     closer: Closer,
     /// What an error frame raises: `error(message)`.
     error: Py<PyType>,
+    /// What a reply that does not match its request raises from `echo` and `push_bar`.
+    protocol_error: Py<PyType>,
+    /// The dtypes `push_bar` returns events in, when given.
+    events: Option<EventDtypes>,
 }
 
 fn io_err(e: io::Error) -> PyErr {
@@ -145,6 +153,45 @@ impl PyShmSocket {
             sock: self,
             conn: Some(conn),
         })
+    }
+
+    /// The error an error frame of `len` bytes in the scratch buffer raises: `error(message)`,
+    /// the message decoded as the client always has, `bytes.decode("utf-8", "replace")`.
+    fn error_frame(&self, py: Python<'_>, conn: &mut Conn, len: usize) -> PyErr {
+        let raw = PyBytes::new(py, &conn.scratch[..len]);
+        if conn.scratch.len() > SCRATCH_MAX {
+            // Only an error message gets here: do not keep its size for good.
+            conn.scratch = Vec::new();
+        }
+        match PyString::from_encoded_object(raw.as_any(), Some(c"utf-8"), Some(c"replace")) {
+            Ok(message) => match self.error.bind(py).call1((message,)) {
+                Ok(e) => PyErr::from_value(e),
+                Err(e) => e,
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// `request` out and its reply's body handed to `f`, the waiting with the GIL released; an
+    /// error frame raises as `call`'s does.
+    fn exchange_with<R>(
+        &self,
+        py: Python<'_>,
+        request: &mut [IoSlice<'_>],
+        f: impl FnOnce(&[u8]) -> PyResult<R>,
+    ) -> PyResult<R> {
+        let mut taken = self.take(py)?;
+        let conn = taken.conn();
+        match py.detach(|| exchange(conn, request)).map_err(io_err)? {
+            Reply::Small { len, error: false } => f(&conn.scratch[..len]),
+            Reply::Small { len, error: true } => Err(self.error_frame(py, conn, len)),
+            Reply::Large(len) => {
+                let mut body = vec![0u8; len];
+                py.detach(|| read_full(&mut conn.reader, &mut body))
+                    .map_err(io_err)?;
+                f(&body)
+            }
+        }
     }
 }
 
@@ -306,15 +353,24 @@ fn exchange(conn: &mut Conn, request: &mut [IoSlice<'_>]) -> io::Result<Reply> {
 #[pymethods]
 impl PyShmSocket {
     /// Connects to server `name`; `wait` is "busy", "spin" (the default: poll 50 µs, then
-    /// sleep) or "event" (sleep at once). `error` is the exception class an error frame raises
-    /// from `call`, with the server's message (the client passes its EngineError).
+    /// sleep) or "event" (sleep at once). `error` is the exception class an error frame raises,
+    /// with the server's message (the client passes its EngineError); `protocol_error` what a
+    /// reply that does not fit its request raises from `echo` and `push_bar`; `close_dtype` and
+    /// `open_dtype` the dtypes `push_bar` returns events in (the client's CLOSE_DTYPE and
+    /// OPEN_DTYPE; without them `push_bar` is refused).
     #[new]
-    #[pyo3(signature = (name, wait = "spin", error = None))]
+    #[pyo3(signature = (
+        name, wait = "spin", error = None, protocol_error = None, close_dtype = None,
+        open_dtype = None
+    ))]
     fn new(
         py: Python<'_>,
         name: &str,
         wait: &str,
         error: Option<Bound<'_, PyType>>,
+        protocol_error: Option<Bound<'_, PyType>>,
+        close_dtype: Option<Bound<'_, PyAny>>,
+        open_dtype: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let policy = match wait {
             "busy" => WaitPolicy::Busy,
@@ -326,9 +382,17 @@ impl PyShmSocket {
                 )));
             }
         };
-        let error = match error {
-            Some(e) => e.unbind(),
-            None => py.get_type::<PyRuntimeError>().unbind(),
+        let runtime = || py.get_type::<PyRuntimeError>().unbind();
+        let error = error.map_or_else(runtime, Bound::unbind);
+        let protocol_error = protocol_error.map_or_else(runtime, Bound::unbind);
+        let events = match (close_dtype, open_dtype) {
+            (Some(close), Some(open)) => Some(EventDtypes::new(&close, &open)?),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "close_dtype and open_dtype go together: give both or neither",
+                ));
+            }
         };
         let name = name.to_string();
         let (stream, _socket) = py
@@ -348,6 +412,63 @@ impl PyShmSocket {
             freed: Condvar::new(),
             closer,
             error,
+            protocol_error,
+            events,
+        })
+    }
+
+    /// Opcode 1 whole: `close` (a 1-D C-contiguous float64 array) out, the reply back as a new
+    /// float64 array of the same length, the waiting with the GIL released.
+    fn echo<'py>(
+        &self,
+        py: Python<'py>,
+        close: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyUntypedArray>> {
+        let close = crate::arrays::close_view(close)?;
+        let bars = close.as_slice()?;
+        let head = u32::try_from(bars.len())
+            .ok()
+            .filter(|&n| {
+                9 + 8 * u64::from(n) <= u64::from(hullsweep_engine::protocol::MAX_FRAME_LIMIT)
+            })
+            .map(|n| request_head(OP_ECHO, n, 0, None))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("{} floats exceed a frame", bars.len()))
+            })?;
+        let mut request = [
+            IoSlice::new(&head),
+            IoSlice::new(bytemuck::cast_slice(bars)),
+        ];
+        self.exchange_with(py, &mut request, |body| {
+            if body.len() != 8 * bars.len() {
+                let m = format!(
+                    "echo reply of {} bytes for {} floats",
+                    body.len(),
+                    bars.len()
+                );
+                return Err(raise(py, &self.protocol_error, m));
+            }
+            records(py, &numpy::dtype::<f64>(py), body)
+        })
+    }
+
+    /// Opcode 9 with one bar (NaN: a missing one), whole: returns `(bars, closes, opens)` as
+    /// the client's `push` does, the events in new arrays of `close_dtype` and `open_dtype`.
+    fn push_bar<'py>(
+        &self,
+        py: Python<'py>,
+        stream: u64,
+        bar: f64,
+    ) -> PyResult<(u64, Bound<'py, PyUntypedArray>, Bound<'py, PyUntypedArray>)> {
+        let Some(events) = &self.events else {
+            return Err(PyValueError::new_err(
+                "push_bar needs the event dtypes: ShmSocket(..., close_dtype=, open_dtype=)",
+            ));
+        };
+        let (head, bar) = (push_head(stream, 1), bar.to_le_bytes());
+        let mut request = [IoSlice::new(&head), IoSlice::new(&bar)];
+        self.exchange_with(py, &mut request, |body| {
+            events.events(py, body, &self.protocol_error)
         })
     }
 
@@ -369,17 +490,7 @@ impl PyShmSocket {
         let reply = py.detach(|| exchange(conn, &mut request)).map_err(io_err)?;
         match reply {
             Reply::Small { len, error: false } => Ok(PyByteArray::new(py, &conn.scratch[..len])),
-            Reply::Small { len, error: true } => {
-                // Decoded as the client always has: bytes.decode("utf-8", "replace").
-                let raw = PyBytes::new(py, &conn.scratch[..len]);
-                if conn.scratch.len() > SCRATCH_MAX {
-                    // Only an error message gets here: do not keep its size for good.
-                    conn.scratch = Vec::new();
-                }
-                let message =
-                    PyString::from_encoded_object(raw.as_any(), Some(c"utf-8"), Some(c"replace"))?;
-                Err(PyErr::from_value(self.error.bind(py).call1((message,))?))
-            }
+            Reply::Small { len, error: true } => Err(self.error_frame(py, conn, len)),
             Reply::Large(len) => PyByteArray::new_with(py, len, |body| {
                 // The bytearray is new and not yet visible to any Python code, so filling it
                 // with the GIL released races with nothing.

@@ -161,9 +161,25 @@ _Buffer = bytes | bytearray | memoryview | npt.NDArray[Any]
 class ShmSocket:
     """A shared-memory connection to `hullsweep serve --shm NAME` (what Client.shm uses)."""
 
-    def __init__(self, name: str, wait: str = "spin", error: type[BaseException] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        wait: str = "spin",
+        error: type[BaseException] | None = None,
+        protocol_error: type[BaseException] | None = None,
+        close_dtype: np.dtype[Any] | None = None,
+        open_dtype: np.dtype[Any] | None = None,
+    ) -> None:
         """wait: "busy", "spin" (poll 50 µs, then sleep) or "event"; error: what an error frame
-        raises from call() (default RuntimeError), with the server's message."""
+        raises (default RuntimeError), with the server's message; protocol_error: what a reply
+        that does not fit its request raises from echo() and push_bar(); close_dtype and
+        open_dtype: the dtypes push_bar() returns events in (45- and 21-byte records)."""
+    def echo(self, close: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Opcode 1 whole: a 1-D C-contiguous float64 array out, a new one back."""
+    def push_bar(
+        self, stream: int, bar: float
+    ) -> tuple[int, npt.NDArray[np.void], npt.NDArray[np.void]]:
+        """Opcode 9 with one bar: (bars after the push, closes, opens) in the event dtypes."""
     def call(self, buffers: Sequence[_Buffer]) -> bytearray:
         """Writes the frame (bytes, numpy arrays or other buffers, read in place), reads the whole
         reply frame and returns its body; the waiting is done with the GIL released."""

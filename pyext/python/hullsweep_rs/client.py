@@ -86,6 +86,10 @@ class Client:
     """One connection to an engine. Use Client.shm / Client.unix / Client.tcp / Client.tls /
     Client.spawn_stdio."""
 
+    # Over shared memory the live calls (echo, a one-bar push) run whole in Rust: there the
+    # Python around a call would cost more than the transport.
+    _native = False
+
     def __init__(self, sock: socket.socket | None = None, proc: subprocess.Popen | None = None):
         self._sock = sock
         self._proc = proc
@@ -156,7 +160,8 @@ class Client:
         client take turns."""
         from hullsweep_rs._native import ShmSocket
 
-        c = cls(sock=ShmSocket(name, wait, EngineError))
+        c = cls(sock=ShmSocket(name, wait, EngineError, ProtocolError, CLOSE_DTYPE, OPEN_DTYPE))
+        c._native = True
         # _call in one native call, under one GIL release: the frame out, the whole reply back,
         # and an error frame raised as EngineError (also after a failed write), as _call does.
         c._call = c._sock.call
@@ -274,6 +279,8 @@ class Client:
     def echo(self, close) -> np.ndarray:
         """Opcode 1: the series back, verbatim."""
         c = _f64(close)
+        if self._native:
+            return self._sock.echo(c)
         body = self._call([_HEAD.pack(9 + c.nbytes, OP_ECHO, c.size, 0), c])
         if len(body) != c.nbytes:
             raise ProtocolError(f"echo reply of {len(body)} bytes for {c.size} floats")
@@ -323,6 +330,8 @@ class Client:
         comes before its open. A bad price raises EngineError naming its bar in the stream,
         and nothing of the push is applied."""
         if isinstance(bars, float):
+            if self._native:
+                return self._sock.push_bar(stream_id, bars)
             # One bar, the live case: the whole frame in one pack, no array.
             body = self._call([_PUSH_ONE.pack(25, OP_STREAM_PUSH, 1, 0, stream_id, bars)])
         else:
