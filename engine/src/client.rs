@@ -36,6 +36,9 @@ pub enum ClientError {
     Tls(String),
 }
 
+/// The largest push reply buffer a client keeps between pushes.
+const KEEP_REPLY: usize = 64 * 1024;
+
 /// One connection to an engine. Requests are sent with vectored writes straight from the
 /// caller's arrays; replies are read whole.
 pub struct Client {
@@ -46,6 +49,8 @@ pub struct Client {
     socket: Option<Socket>,
     /// The combo count of each stream this client opened, to check its replies.
     streams: HashMap<u64, usize>,
+    /// The last push reply's body: reused, so pushing bar after bar allocates nothing.
+    reply: Vec<u8>,
 }
 
 /// A handle on the socket under a socket client, kept to set timeouts.
@@ -64,6 +69,7 @@ impl Client {
             max_reply: protocol::MAX_FRAME_LIMIT,
             socket: None,
             streams: HashMap::new(),
+            reply: Vec::new(),
         }
     }
 
@@ -192,6 +198,18 @@ impl Client {
             };
         }
         self.read_reply()
+    }
+
+    /// [`call`](Client::call) with the reply's body left in `body`.
+    fn call_into(&mut self, parts: &[&[u8]], body: &mut Vec<u8>) -> Result<(), ClientError> {
+        if let Err(sent) = protocol::write_all_vectored(&mut self.writer, parts) {
+            return match self.read_reply() {
+                Err(server @ ClientError::Server(_)) => Err(server),
+                _ => Err(sent.into()),
+            };
+        }
+        protocol::read_reply_into(&mut self.reader, self.max_reply, body)?
+            .map_err(ClientError::Server)
     }
 
     /// Reads one reply frame.
@@ -354,11 +372,17 @@ impl Client {
     ) -> Result<u64, ClientError> {
         let (n_bars, _) = Self::counts(bars, &[])?;
         let head = protocol::push_head(stream, n_bars);
-        let body = self.call(&[&head, &le(bars)])?;
+        let mut body = std::mem::take(&mut self.reply);
+        let called = self.call_into(&[&head, &le(bars)], &mut body);
         let n = self.stream_combos(stream);
-        let (count, got) = protocol::decode_events(&body, n).map_err(ClientError::Protocol)?;
-        events.extend(got);
-        Ok(count)
+        let decoded = called.and_then(|()| {
+            protocol::decode_events_into(&body, n, events).map_err(ClientError::Protocol)
+        });
+        // Kept for the next push unless a long push made it large.
+        if body.capacity() <= KEEP_REPLY {
+            self.reply = body;
+        }
+        decoded
     }
 
     /// Opcode 10: closes stream `stream`; returns every combo's final `(pnl, trades)`, the

@@ -28,12 +28,13 @@ pub use opcode::{
     OP_DROP, OP_ECHO, OP_HELLO, OP_LOAD, OP_STREAM_CLOSE, OP_STREAM_OPEN, OP_STREAM_PUSH,
     OP_STREAM_STATE, OP_SWEEP, OP_SWEEP_LOADED, OP_SWEEP_LOADED_TIMED, OP_SWEEP_TIMED,
 };
-pub use reply::{encode_error, encode_reply, read_reply};
+pub use reply::{encode_error, encode_reply, read_reply, read_reply_into};
 pub use request::{
     ProtocolError, Request, encode_hello, encode_request, parse_request, request_head,
 };
 pub use stream::{
-    StreamState, decode_events, decode_state, encode_events, encode_open, encode_state, push_head,
+    StreamState, decode_events, decode_events_into, decode_state, encode_events, encode_open,
+    encode_state, push_head,
 };
 pub use sweep::{decode_sweep_reply, encode_sweep_reply};
 pub use wire::{combos_from_le, f64s_from_le, put_f64s, put_i64s};

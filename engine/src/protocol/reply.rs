@@ -31,6 +31,18 @@ pub fn read_reply<R: Read + ?Sized>(
     r: &mut R,
     max_reply: u32,
 ) -> io::Result<Result<Vec<u8>, String>> {
+    let mut body = Vec::new();
+    Ok(read_reply_into(r, max_reply, &mut body)?.map(|()| body))
+}
+
+/// [`read_reply`] into `body` (cleared first; its capacity reused, so a client making call
+/// after call allocates nothing): `Ok(Ok(()))` with the reply's body in `body`, `Ok(Err)` with
+/// an error frame's message.
+pub fn read_reply_into<R: Read + ?Sized>(
+    r: &mut R,
+    max_reply: u32,
+    body: &mut Vec<u8>,
+) -> io::Result<Result<(), String>> {
     let mut head = [0u8; 4];
     r.read_exact(&mut head)?;
     let word = u32::from_le_bytes(head);
@@ -41,12 +53,13 @@ pub fn read_reply<R: Read + ?Sized>(
             format!("reply of {len} bytes exceeds the client limit of {max_reply}"),
         ));
     }
-    let mut body = vec![0u8; len as usize];
-    r.read_exact(&mut body)?;
+    body.clear();
+    body.resize(len as usize, 0);
+    r.read_exact(body)?;
     if word & ERROR_BIT != 0 {
-        Ok(Err(String::from_utf8_lossy(&body).into_owned()))
+        Ok(Err(String::from_utf8_lossy(body).into_owned()))
     } else {
-        Ok(Ok(body))
+        Ok(Ok(()))
     }
 }
 

@@ -108,6 +108,19 @@ impl Cursor<'_> {
 /// Decodes a push reply body: the stream's bar count after the push and its events, in the
 /// order the stream produced them (by bar, then combo, a close before its combo's open).
 pub fn decode_events(body: &[u8], n_combos: usize) -> Result<(u64, Vec<Event>), String> {
+    let mut events = Vec::new();
+    let bars = decode_events_into(body, n_combos, &mut events)?;
+    Ok((bars, events))
+}
+
+/// [`decode_events`] appending to `out`: nothing is appended when the body is refused. The
+/// close and open records are merged straight off the wire, so a client pushing bar after bar
+/// allocates nothing here once `out` has grown.
+pub fn decode_events_into(
+    body: &[u8],
+    n_combos: usize,
+    out: &mut Vec<Event>,
+) -> Result<u64, String> {
     if body.len() < EVENTS_HEAD {
         return Err(format!(
             "push reply of {} bytes is shorter than its {EVENTS_HEAD}-byte head",
@@ -124,58 +137,55 @@ pub fn decode_events(body: &[u8], n_combos: usize) -> Result<(u64, Vec<Event>), 
             body.len()
         ));
     }
-    let combo = |c: &mut Cursor<'_>| -> Result<usize, String> {
-        let k = c.u32() as usize;
-        if k < n_combos {
-            Ok(k)
-        } else {
-            Err(format!(
-                "event of combo {k} in a stream of {n_combos} combos"
-            ))
-        }
-    };
-    let mut close_events = Vec::with_capacity(closes);
-    for _ in 0..closes {
-        let combo = combo(&mut c)?;
-        close_events.push(Event::Close(Trade {
-            combo,
+    let (close_bytes, open_bytes) = c.0.split_at(CLOSE_RECORD * closes);
+    let mut close_records = close_bytes.chunks_exact(CLOSE_RECORD).map(|r| {
+        let mut c = Cursor(r);
+        Event::Close(Trade {
+            combo: c.u32() as usize,
             side: c.side(),
             entry_bar: c.u64(),
             exit_bar: c.u64(),
             entry_price: c.f64(),
             exit_price: c.f64(),
             pnl: c.f64(),
-        }));
-    }
-    let mut open_events = Vec::with_capacity(opens);
-    for _ in 0..opens {
-        let combo = combo(&mut c)?;
-        open_events.push(Event::Open {
-            combo,
+        })
+    });
+    let mut open_records = open_bytes.chunks_exact(OPEN_RECORD).map(|r| {
+        let mut c = Cursor(r);
+        Event::Open {
+            combo: c.u32() as usize,
             side: c.side(),
             bar: c.u64(),
             price: c.f64(),
-        });
-    }
+        }
+    });
     // Both lists are in stream order; merging by (bar, combo, close first) restores it.
     let key = |e: &Event| (e.bar(), e.combo(), matches!(e, Event::Open { .. }));
-    let mut events = Vec::with_capacity(closes + opens);
-    let (mut a, mut b) = (
-        close_events.into_iter().peekable(),
-        open_events.into_iter().peekable(),
-    );
+    let start = out.len();
+    out.reserve(closes + opens);
+    let (mut a, mut b) = (close_records.next(), open_records.next());
     loop {
-        let next = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) if key(x) <= key(y) => a.next(),
-            (Some(_), Some(_)) => b.next(),
-            (Some(_), None) => a.next(),
-            (None, _) => b.next(),
+        let take_close = match (&a, &b) {
+            (Some(x), Some(y)) => key(x) <= key(y),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
         };
-        match next {
-            Some(e) => events.push(e),
-            None => return Ok((bars, events)),
-        }
+        let e = if take_close {
+            std::mem::replace(&mut a, close_records.next())
+        } else {
+            std::mem::replace(&mut b, open_records.next())
+        };
+        out.extend(e);
     }
+    if let Some(e) = out[start..].iter().find(|e| e.combo() >= n_combos) {
+        let k = e.combo();
+        out.truncate(start);
+        return Err(format!(
+            "event of combo {k} in a stream of {n_combos} combos"
+        ));
+    }
+    Ok(bars)
 }
 
 /// A stream's state as opcode 11 reports it.
@@ -304,6 +314,17 @@ mod tests {
                 .contains("combo 2")
         );
         assert!(decode_events(&frame[4..frame.len() - 1], 3).is_err());
+        // Into a list that already holds events: appended after them, or nothing on refusal.
+        let mut out = vec![open(5, 1, 1)];
+        assert_eq!(decode_events_into(&frame[4..], 3, &mut out), Ok(10));
+        assert!(out[0].same(&open(5, 1, 1)) && out.len() == 1 + events.len());
+        assert!(
+            out[1..].iter().zip(&events).all(|(g, w)| g.same(w)),
+            "{out:?}"
+        );
+        let mut refused = vec![open(5, 1, 1)];
+        assert!(decode_events_into(&frame[4..], 2, &mut refused).is_err());
+        assert_eq!(refused.len(), 1);
     }
 
     #[test]
