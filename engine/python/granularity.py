@@ -291,9 +291,14 @@ def section(m: dict) -> str:
              "with the study's 14 µs and 39 ns. The study's figures are a native Zig ring (39 ns) and "
              "a Python client on a Unix socket elsewhere (14 µs); here every remote path has a Python "
              "client, so its per-call cost includes building and parsing each request and reply in "
-             "Python. Other jobs shared the machine (load average above), so compare rows within a "
-             "column, measured in the same repetitions; a negative overhead means the path and "
-             "in-process are within that noise. A busy-polling end needs a core of its own: where "
+             "Python. The in-process path's pushes are `hullsweep_rs.Live.push`, which returns a "
+             "push's events as a dict of eight numpy columns (one table, for pandas); a client's "
+             "push returns them as two structured arrays, closes and opens (over shared memory "
+             "made whole in Rust). Per call the eight columns cost more than the two arrays, which "
+             "is why the per-fold and per-bar overheads can come out negative: that is the "
+             "difference in how the events reach Python, not a boundary that costs less than "
+             "nothing. Other jobs shared the machine (load average above), so compare rows within "
+             "a column, measured in the same repetitions. A busy-polling end needs a core of its own: where "
              "the client, the server and other jobs share fewer cores than there are polling ends, "
              "`--wait busy` pays for it in scheduling delays (docs/transports.md).")
     L.append(f"<!-- {NAME}:end -->")

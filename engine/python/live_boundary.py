@@ -179,7 +179,12 @@ def section(m: dict) -> str:
              "`hullsweep serve --shm NAME --wait POLICY` with the client waiting the same way "
              "(`Client::connect_shm`, `Client.shm(NAME, wait=)`); a `busy` end keeps a core polling "
              "while its connection is open (its push and echo share one connection), so on 2 shared "
-             "cores it also slows the paths measured beside it.")
+             "cores it also slows the paths measured beside it. The `spin` rows are not what a "
+             "client pushing bar after bar gets: the rotation puts every other path's round trip "
+             "(tens of µs over the sockets) between two requests on one connection, longer than "
+             "the 50 µs a `spin` end polls, so each of its requests wakes a sleeping server "
+             "through the host; back to back, `spin` answers as `busy` does (reports/shm.md, "
+             "wait policies).")
     L.append(END)
     return "\n".join(L) + "\n"
 
