@@ -294,10 +294,9 @@ def section(m: dict) -> str:
              "Python. The in-process path's pushes are `hullsweep_rs.Live.push`, which returns a "
              "push's events as a dict of eight numpy columns (one table, for pandas); a client's "
              "push returns them as two structured arrays, closes and opens (over shared memory "
-             "made whole in Rust). Per call the eight columns cost more than the two arrays, which "
-             "is why the per-fold and per-bar overheads can come out negative: that is the "
-             "difference in how the events reach Python, not a boundary that costs less than "
-             "nothing. Other jobs shared the machine (load average above), so compare rows within "
+             "made whole in Rust), so the per-fold and per-bar overheads also hold the difference "
+             "between the two ways the events reach Python, which can make a small overhead come "
+             "out negative. Other jobs shared the machine (load average above), so compare rows within "
              "a column, measured in the same repetitions. A busy-polling end needs a core of its own: where "
              "the client, the server and other jobs share fewer cores than there are polling ends, "
              "`--wait busy` pays for it in scheduling delays (docs/transports.md).")

@@ -6,6 +6,7 @@ use hullsweep_kernel::{Combo, Event, GridSpec};
 use hullsweep_variants::Live;
 use numpy::{IntoPyArray, PyArray1, PyArrayMethods, PyUntypedArray};
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -47,24 +48,37 @@ pub struct PyLive {
     inner: Live,
 }
 
-/// One push's events as columns.
-#[derive(Default)]
-struct Columns {
-    kind: Vec<i8>,
-    combo: Vec<i64>,
-    bar: Vec<i64>,
-    side: Vec<i64>,
-    price: Vec<f64>,
-    entry_bar: Vec<i64>,
-    entry_price: Vec<f64>,
-    pnl: Vec<f64>,
-}
-
-impl Columns {
-    fn new(events: &[Event]) -> Columns {
-        let mut c = Columns::default();
-        for e in events {
-            let (kind, combo, bar, side, price, entry_bar, entry_price, pnl) = match *e {
+/// One push's events as a dict of numpy columns (see the class doc), each column made at its
+/// final length and filled in place: no intermediate `Vec`s, one Python object per column.
+fn events_dict<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyDict>> {
+    let n = events.len();
+    let kind = PyArray1::<i8>::zeros(py, n, false);
+    let combo = PyArray1::<i64>::zeros(py, n, false);
+    let bar = PyArray1::<i64>::zeros(py, n, false);
+    let side = PyArray1::<i64>::zeros(py, n, false);
+    let price = PyArray1::<f64>::zeros(py, n, false);
+    let entry_bar = PyArray1::<i64>::zeros(py, n, false);
+    let entry_price = PyArray1::<f64>::zeros(py, n, false);
+    let pnl = PyArray1::<f64>::zeros(py, n, false);
+    {
+        // SAFETY: the eight arrays were created just above, C-contiguous, and no reference to
+        // them has left this function, so these slices are the only views of their memory
+        // while they live (numpy's borrow tracking is skipped for the same reason).
+        let cols = unsafe {
+            (
+                kind.as_slice_mut()?,
+                combo.as_slice_mut()?,
+                bar.as_slice_mut()?,
+                side.as_slice_mut()?,
+                price.as_slice_mut()?,
+                entry_bar.as_slice_mut()?,
+                entry_price.as_slice_mut()?,
+                pnl.as_slice_mut()?,
+            )
+        };
+        let (k, c, b, sd, p, eb, ep, pl) = cols;
+        for (i, e) in events.iter().enumerate() {
+            let row = match *e {
                 Event::Open {
                     combo,
                     bar,
@@ -82,30 +96,26 @@ impl Columns {
                     t.pnl,
                 ),
             };
-            c.kind.push(kind);
-            c.combo.push(combo as i64);
-            c.bar.push(bar as i64);
-            c.side.push(side);
-            c.price.push(price);
-            c.entry_bar.push(entry_bar as i64);
-            c.entry_price.push(entry_price);
-            c.pnl.push(pnl);
+            k[i] = row.0;
+            c[i] = row.1 as i64;
+            b[i] = row.2 as i64;
+            sd[i] = row.3;
+            p[i] = row.4;
+            eb[i] = row.5 as i64;
+            ep[i] = row.6;
+            pl[i] = row.7;
         }
-        c
     }
-
-    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("kind", self.kind.into_pyarray(py))?;
-        d.set_item("combo", self.combo.into_pyarray(py))?;
-        d.set_item("bar", self.bar.into_pyarray(py))?;
-        d.set_item("side", self.side.into_pyarray(py))?;
-        d.set_item("price", self.price.into_pyarray(py))?;
-        d.set_item("entry_bar", self.entry_bar.into_pyarray(py))?;
-        d.set_item("entry_price", self.entry_price.into_pyarray(py))?;
-        d.set_item("pnl", self.pnl.into_pyarray(py))?;
-        Ok(d)
-    }
+    let d = PyDict::new(py);
+    d.set_item(intern!(py, "kind"), kind)?;
+    d.set_item(intern!(py, "combo"), combo)?;
+    d.set_item(intern!(py, "bar"), bar)?;
+    d.set_item(intern!(py, "side"), side)?;
+    d.set_item(intern!(py, "price"), price)?;
+    d.set_item(intern!(py, "entry_bar"), entry_bar)?;
+    d.set_item(intern!(py, "entry_price"), entry_price)?;
+    d.set_item(intern!(py, "pnl"), pnl)?;
+    Ok(d)
 }
 
 fn value_error(e: hullsweep_kernel::KernelError) -> PyErr {
@@ -195,7 +205,7 @@ impl PyLive {
             py.detach(|| live.push_many(bars, &mut events))
                 .map_err(value_error)?;
         }
-        Columns::new(&events).into_dict(py)
+        events_dict(py, &events)
     }
 
     /// Bars pushed so far.
