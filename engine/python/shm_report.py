@@ -9,6 +9,9 @@ printed it, from one run of the three commands below, with the targets read off 
   three runs back to back, and once with both ends on one CPU when `taskset` is there);
 - `engine/python/shm_client_latency.py` (the Python client).
 
+The floor table also goes into reports/boundary.md (its "shm-floor" section), beside the
+transports' rows there.
+
 --quick runs every command with small sizes (a smoke test: the numbers are not evidence).
 """
 
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from report_header import Header  # noqa: E402
 from shm_report_text import INTRO, ACROSS, CLIENT, POLICIES, floor_intro, targets  # noqa: E402
+from boundary_report import splice_section  # noqa: E402
 
 FLOOR = ["cargo", "run", "-q", "--release", "--manifest-path", "engine/shm-floor/Cargo.toml", "--"]
 WAIT = ["cargo", "run", "-q", "--release", "-p", "hullsweep-engine", "--example", "shm_wait", "--"]
@@ -131,7 +135,26 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "shm.md").write_text("\n".join(L).rstrip("\n") + "\n")
     print(f"wrote {args.out / 'shm.md'}", file=sys.stderr)
+    rounds = cfg["floor"][cfg["floor"].index("--rounds") + 1]
+    splice_section(args.out / "boundary.md", floor_section(header, floor_text, floor, rounds),
+                   "shm-floor")
+    print(f"wrote the shm-floor section of {args.out / 'boundary.md'}", file=sys.stderr)
     return 0
+
+
+def floor_section(header: Header, floor_text: str, floor, rounds: str) -> str:
+    """boundary.md's copy of the floor table: the transports' rows there stand beside it."""
+    rows = "\n".join(l for l in floor_text.splitlines() if l.startswith("|"))
+    echo = [l for l in targets(floor, [], []).splitlines() if l.startswith("- shm echo")]
+    return ("<!-- shm-floor:begin -->\n## Shared memory: the floor and the chosen layer\n\n"
+            f"{header.line()}\n\n"
+            f"Two processes, {rounds} rounds, the methods interleaved and their order rotated every round "
+            "(`engine/shm-floor`, the first table of [shm.md](shm.md), which has the wait policies "
+            "and the Python client beside it): the bare atomic ping-pong on one shared cache line "
+            "is the floor of any shared-memory transport on this machine; the engine's ring pair "
+            "raw and its whole one-float echo are what `serve --shm` adds to it; iceoryx2 is the "
+            "layer the engine would otherwise use.\n\n"
+            f"{rows}\n\n" + "\n".join(echo) + "\n<!-- shm-floor:end -->\n")
 
 
 if __name__ == "__main__":
