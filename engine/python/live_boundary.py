@@ -183,7 +183,7 @@ def section(m: dict) -> str:
              "client pushing bar after bar gets: the rotation puts every other path's round trip "
              "(tens of µs over the sockets) between two requests on one connection, longer than "
              "the 50 µs a `spin` end polls, so each of its requests wakes a sleeping server "
-             "through the host; back to back, `spin` answers as `busy` does (reports/shm.md, "
+             "through the host; back to back, `spin` answers about as `busy` does (reports/shm.md, "
              "wait policies).")
     L.append(END)
     return "\n".join(L) + "\n"

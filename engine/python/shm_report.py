@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from report_header import Header  # noqa: E402
-from shm_report_text import INTRO, ACROSS, CLIENT, POLICIES, floor_intro, targets  # noqa: E402
+from shm_report_text import (  # noqa: E402
+    INTRO, ACROSS, CLIENT, POLICIES, echo_target, floor_intro, targets)
 from boundary_report import splice_section  # noqa: E402
 
 FLOOR = ["cargo", "run", "-q", "--release", "--manifest-path", "engine/shm-floor/Cargo.toml", "--"]
@@ -145,7 +146,7 @@ def main() -> int:
 def floor_section(header: Header, floor_text: str, floor, rounds: str) -> str:
     """boundary.md's copy of the floor table: the transports' rows there stand beside it."""
     rows = "\n".join(l for l in floor_text.splitlines() if l.startswith("|"))
-    echo = [l for l in targets(floor, [], []).splitlines() if l.startswith("- shm echo")]
+    echo = echo_target(floor) or ""
     return ("<!-- shm-floor:begin -->\n## Shared memory: the floor and the chosen layer\n\n"
             f"{header.line()}\n\n"
             f"Two processes, {rounds} rounds, the methods interleaved and their order rotated every round "
@@ -154,7 +155,7 @@ def floor_section(header: Header, floor_text: str, floor, rounds: str) -> str:
             "is the floor of any shared-memory transport on this machine; the engine's ring pair "
             "raw and its whole one-float echo are what `serve --shm` adds to it; iceoryx2 is the "
             "layer the engine would otherwise use.\n\n"
-            f"{rows}\n\n" + "\n".join(echo) + "\n<!-- shm-floor:end -->\n")
+            f"{rows}\n\n{echo}\n<!-- shm-floor:end -->\n")
 
 
 if __name__ == "__main__":

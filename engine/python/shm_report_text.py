@@ -78,21 +78,29 @@ def _met(ok: bool) -> str:
     return "**Met.**" if ok else "**Not met** in this run."
 
 
+def echo_target(floor) -> str | None:
+    """The echo target's line, against the floor of each round of the same run."""
+    echo = next((r for r in floor if r["method"].startswith("hullsweep engine echo")), None)
+    base = next((r for r in floor if r["method"].startswith("ping-pong, one")), None)
+    if not (echo and base):
+        return None
+    # Round by round: a round's methods run within a second of each other, the rounds may not
+    # share a placement (the floor moves), so the echo is held to its own round's floor.
+    ns = _f(echo["p50 ns"])
+    per_round = sorted(_f(e) / _f(b) for e, b in zip(
+        echo["p50 ns per round"].split(" / "), base["p50 ns per round"].split(" / ")))
+    ratio = per_round[len(per_round) // 2]
+    return (f"- shm echo p50 ≤ 3× the ping-pong floor and ≤ 1 µs: {ns:.0f} ns; round by round "
+            f"{per_round[0]:.2f}–{per_round[-1]:.2f}× that round's floor, median {ratio:.2f}×. "
+            f"{_met(ratio <= 3 and ns <= 1000)}")
+
+
 def targets(floor, waits, client) -> str:
     """The issue's targets, each against the row of this run that measures it."""
     L = ["## Against the targets\n"]
-    echo = next((r for r in floor if r["method"].startswith("hullsweep engine echo")), None)
-    base = next((r for r in floor if r["method"].startswith("ping-pong, one")), None)
-    if echo and base:
-        # Round by round: a round's methods run within a second of each other, the rounds may not
-        # share a placement (the floor moves), so the echo is held to its own round's floor.
-        ns = _f(echo["p50 ns"])
-        per_round = sorted(_f(e) / _f(b) for e, b in zip(
-            echo["p50 ns per round"].split(" / "), base["p50 ns per round"].split(" / ")))
-        ratio = per_round[len(per_round) // 2]
-        L.append(f"- shm echo p50 ≤ 3× the ping-pong floor and ≤ 1 µs: {ns:.0f} ns; round by round "
-                 f"{per_round[0]:.2f}–{per_round[-1]:.2f}× that round's floor, median {ratio:.2f}×. "
-                 f"{_met(ratio <= 3 and ns <= 1000)}")
+    echo = echo_target(floor)
+    if echo:
+        L.append(echo)
     rows = [r for rs in waits for r in rs if r["policy"].startswith(("busy", "spin"))]
     # From the µs columns, not the printed one-decimal ratio, which would round 1.34 to 1.3.
     push = [_f(r["push p50 µs"]) / _f(r["in-process p50 µs"]) for r in rows]

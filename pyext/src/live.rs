@@ -52,6 +52,8 @@ pub struct PyLive {
 /// final length and filled in place: no intermediate `Vec`s, one Python object per column.
 fn events_dict<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, PyDict>> {
     let n = events.len();
+    // Zeroed, not uninitialised: a slice over uninitialised numbers would be undefined
+    // behaviour, and the memset is small beside making the array.
     let kind = PyArray1::<i8>::zeros(py, n, false);
     let combo = PyArray1::<i64>::zeros(py, n, false);
     let bar = PyArray1::<i64>::zeros(py, n, false);
@@ -64,7 +66,16 @@ fn events_dict<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, Py
         // SAFETY: the eight arrays were created just above, C-contiguous, and no reference to
         // them has left this function, so these slices are the only views of their memory
         // while they live (numpy's borrow tracking is skipped for the same reason).
-        let cols = unsafe {
+        let (
+            kind_col,
+            combo_col,
+            bar_col,
+            side_col,
+            price_col,
+            entry_bar_col,
+            entry_price_col,
+            pnl_col,
+        ) = unsafe {
             (
                 kind.as_slice_mut()?,
                 combo.as_slice_mut()?,
@@ -76,9 +87,8 @@ fn events_dict<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, Py
                 pnl.as_slice_mut()?,
             )
         };
-        let (k, c, b, sd, p, eb, ep, pl) = cols;
         for (i, e) in events.iter().enumerate() {
-            let row = match *e {
+            let (kind, combo, bar, side, price, entry_bar, entry_price, pnl) = match *e {
                 Event::Open {
                     combo,
                     bar,
@@ -96,14 +106,14 @@ fn events_dict<'py>(py: Python<'py>, events: &[Event]) -> PyResult<Bound<'py, Py
                     t.pnl,
                 ),
             };
-            k[i] = row.0;
-            c[i] = row.1 as i64;
-            b[i] = row.2 as i64;
-            sd[i] = row.3;
-            p[i] = row.4;
-            eb[i] = row.5 as i64;
-            ep[i] = row.6;
-            pl[i] = row.7;
+            kind_col[i] = kind;
+            combo_col[i] = combo as i64;
+            bar_col[i] = bar as i64;
+            side_col[i] = side;
+            price_col[i] = price;
+            entry_bar_col[i] = entry_bar as i64;
+            entry_price_col[i] = entry_price;
+            pnl_col[i] = pnl;
         }
     }
     let d = PyDict::new(py);
