@@ -161,7 +161,7 @@ impl FoldSweeper {
             |run| {
                 let mut c = combos[run.combo()].clone();
                 c.state = SCRATCH.with_borrow_mut(|scratch| {
-                    run.for_each_block(scratch, |at, returns| {
+                    run.for_each_block_within(scratch, MAX_ABS, |at, returns, within| {
                         let bar = base + at;
                         c.columns.push_slice(returns);
                         if let Some(w) = c.walk.as_mut() {
@@ -170,10 +170,10 @@ impl FoldSweeper {
                         if let Some(sink) = column {
                             sink(run.combo(), bar, returns);
                         }
-                        // Whether any is out of range (NaN included) first, without an
-                        // early exit, so that it vectorises; where, only when one is.
-                        let out = |r: &f64| r.is_nan() | (r.abs() > MAX_ABS);
-                        if c.bad.is_none() && returns.iter().fold(false, |o, r| o | out(r)) {
+                        // Where the first out of range (NaN included) is, only in a block
+                        // that has one.
+                        if c.bad.is_none() && !within {
+                            let out = |r: &f64| r.is_nan() || r.abs() > MAX_ABS;
                             c.bad = returns.iter().position(out).map(|i| (bar + i, returns[i]));
                         }
                     })

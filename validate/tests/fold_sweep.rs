@@ -203,3 +203,39 @@ proptest! {
         }
     }
 }
+
+/// Returns beyond +-1e100 (absurd prices: a climb from 1e-200 to 1) are refused by the first
+/// combo that has one and its first such bar, for every variant and on both of the returns
+/// pass's paths (which flag such blocks instead of scanning every block).
+#[test]
+fn returns_out_of_range_are_refused_by_bar_and_combo() {
+    let mut close: Vec<f64> = gbm(400, 3).iter().map(|x| x * 1e-202).collect();
+    close.extend(gbm(400, 4));
+    let params = grid(6, 40, 6);
+    let fee = 0.09;
+    let first_bad = params.iter().enumerate().find_map(|(k, c)| {
+        let r = run_combo_returns(&close, c, fee);
+        r.iter()
+            .position(|x| x.is_nan() || x.abs() > 1e100)
+            .map(|t| (t, k, r[t]))
+    });
+    let (row, column, value) = first_bad.expect("the climb gives some combo a return beyond 1e100");
+    let want = hullsweep_research::ResearchError::TooLarge {
+        row,
+        column,
+        value,
+        limit: 1e100,
+    }
+    .to_string();
+    for &v in Variant::ALL {
+        let valid = ValidClose::new(&close).unwrap();
+        let spec = FoldSpec {
+            folds: Some(4),
+            walk: None,
+        };
+        let got = fold_sweep(v, valid, &params, fee, Threads::Fixed(2), spec, None)
+            .map(|_| ())
+            .expect_err("refused");
+        assert_eq!(got.to_string(), want, "{}", v.name());
+    }
+}

@@ -22,13 +22,41 @@ fn seen(run: &ComboRun<'_>) -> Seen {
         assert_eq!(t, returns.len(), "bars in order");
         returns.push(r);
     });
-    for block in [1, 3, 4096] {
-        let (mut scratch, mut filled) = (ReturnScratch::new(block), Vec::new());
-        run.for_each_block(&mut scratch, |start, r| {
-            assert_eq!(start, filled.len(), "blocks in order");
-            filled.extend_from_slice(r);
-        });
-        assert_eq!(bits(&filled), bits(&returns), "blocks of {block}");
+    // Every path: the widest this CPU runs and the portable one, in blocks of every shape
+    // (shorter than a step of either, not a whole number of steps, many steps).
+    for block in [1, 3, 13, 4096] {
+        for mut scratch in [ReturnScratch::new(block), ReturnScratch::portable(block)] {
+            let mut filled = Vec::new();
+            run.for_each_block(&mut scratch, |start, r| {
+                assert_eq!(start, filled.len(), "blocks in order");
+                filled.extend_from_slice(r);
+            });
+            let path = if scratch.is_wide() {
+                "wide"
+            } else {
+                "portable"
+            };
+            assert_eq!(bits(&filled), bits(&returns), "blocks of {block}, {path}");
+            // Each block's flag says whether its returns are all within the limit, and a
+            // flagged block (done again bar by bar) gives the same bits.
+            let typical = returns.iter().map(|r| r.abs()).fold(0.0, f64::max) / 2.0;
+            for limit in [f64::INFINITY, typical, 0.0] {
+                let mut within_filled = Vec::new();
+                run.for_each_block_within(&mut scratch, limit, |_, r, within| {
+                    assert_eq!(
+                        within,
+                        r.iter().all(|x| x.abs() <= limit),
+                        "{path}, {limit}"
+                    );
+                    within_filled.extend_from_slice(r);
+                });
+                assert_eq!(
+                    bits(&within_filled),
+                    bits(&returns),
+                    "{path}, limit {limit}"
+                );
+            }
+        }
     }
     (returns, run.trades().collect(), *run.metrics())
 }
