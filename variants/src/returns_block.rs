@@ -211,6 +211,8 @@ fn returns(
 
 /// What a path hands on to the bars after it: the running count of marks, the last equity,
 /// and whether any return so far was NaN or beyond the limit.
+// Off x86-64 no packed path reads it: `returns` does every bar itself.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Carry<'a> {
     count: &'a mut usize,
     before: &'a mut f64,
