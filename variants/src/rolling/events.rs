@@ -52,6 +52,41 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
     }
 }
 
+/// Per lane `l`, the positions `k >= 1` whose class byte `l` in `signs` differs from position
+/// `k - 1`'s, in order: `events[l][..counts[l]]`, the counts returned. About one word in five
+/// changes on the default sweep, at random, so a branch per word or per changed byte would
+/// mispredict often. Instead: a mask of which of 64 words changed, built without branches; its
+/// set bits in order; and each such position written to every lane, kept in those whose byte
+/// differs by advancing that lane's count. `events` only grows, each lane to one more than the
+/// most changes it has held, so memory follows the events, not the bars.
+fn class_changes(signs: &[u64], events: &mut [Vec<usize>; LANES]) -> [usize; LANES] {
+    let q = signs.len();
+    let mut counts = [0; LANES];
+    let mut k0 = 1;
+    while k0 < q {
+        let (now, before) = (&signs[k0..q.min(k0 + 64)], &signs[k0 - 1..]);
+        let mut changed = 0u64;
+        for (j, (a, b)) in now.iter().zip(before).enumerate() {
+            changed |= u64::from(a != b) << j;
+        }
+        while changed != 0 {
+            let k = k0 + changed.trailing_zeros() as usize;
+            changed &= changed - 1;
+            let diff = signs[k] ^ signs[k - 1];
+            for (l, (lane, count)) in events.iter_mut().zip(&mut counts).enumerate() {
+                if *count < lane.len() {
+                    lane[*count] = k;
+                } else {
+                    lane.push(k);
+                }
+                *count += usize::from((diff >> (8 * l)) & 0xff != 0);
+            }
+        }
+        k0 += 64;
+    }
+    counts
+}
+
 /// One combo on the fast path, bit-identical to the reference: the event loop `bt` runs from
 /// bar `from` (the bars before it are lookback, see [`SweepFn`](crate::SweepFn)); a tracking
 /// `bt` keeps the metrics. `clock` times the fast path, the fallback and the event loop (the
@@ -147,16 +182,7 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
     // Every bar now has a d of the reference's class, and a bar of the same class as the one
     // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
     // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
-    for e in &mut scratch.events {
-        e.clear();
-    }
-    for k in 1..q {
-        let mut diff = signs[k] ^ signs[k - 1];
-        while diff != 0 {
-            scratch.events[diff.trailing_zeros() as usize / 8].push(k);
-            diff &= !(0xff << (diff.trailing_zeros() / 8 * 8));
-        }
-    }
+    let counts = class_changes(signs, &mut scratch.events);
     // The loop starts at bar `from`, always stepped (its class may differ from `bt`'s last).
     for (l, lane) in close.chunks(q).enumerate() {
         let Some(k0) = from
@@ -168,11 +194,55 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
         let d = |k: usize| STAND_IN[usize::from(byte(signs, k * LANES + l))];
         bt.step_at(l * q + k0, lane[k0], d(k0), fee_pct);
         // The last lane may end before `q`; the positions past the series are not bars.
-        let events = &scratch.events[l];
+        let events = &scratch.events[l][..counts[l]];
         let after = events.partition_point(|&k| k <= k0);
         for &k in events[after..].iter().take_while(|&&k| k < lane.len()) {
             bt.step_at(l * q + k, lane[k], d(k), fee_pct);
         }
     }
     clock.lap(Stage::Events, t);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Each lane's changed positions, one byte at a time.
+    fn naive(signs: &[u64]) -> [Vec<usize>; LANES] {
+        let mut events: [Vec<usize>; LANES] = Default::default();
+        for k in 1..signs.len() {
+            for (l, lane) in events.iter_mut().enumerate() {
+                if (signs[k] ^ signs[k - 1]) >> (8 * l) & 0xff != 0 {
+                    lane.push(k);
+                }
+            }
+        }
+        events
+    }
+
+    proptest! {
+        /// Sparse and dense changes, lengths on and off a multiple of 64, and lanes reused
+        /// from a longer run before (stale entries past the counts).
+        #[test]
+        fn class_changes_finds_every_change_in_order(
+            runs in prop::collection::vec((0u8..4, 1usize..40, any::<u64>()), 0..60),
+            stale in prop::collection::vec(any::<u64>(), 0..300),
+        ) {
+            // Words held for a run, then changed in the bytes the mask picks.
+            let mut signs = Vec::new();
+            let mut word = 0u64;
+            for (class, len, mask) in runs {
+                word ^= mask & (0x0101_0101_0101_0101 * u64::from(class));
+                signs.extend(std::iter::repeat_n(word, len));
+            }
+            let mut events: [Vec<usize>; LANES] = Default::default();
+            class_changes(&stale, &mut events);
+            let counts = class_changes(&signs, &mut events);
+            let want = naive(&signs);
+            for l in 0..LANES {
+                prop_assert_eq!(&events[l][..counts[l]], &want[l][..], "lane {}", l);
+            }
+        }
+    }
 }

@@ -64,7 +64,8 @@ pub struct Scratch {
     /// settled).
     pub(super) signs: Vec<u64>,
     /// Per lane, the positions whose bar may differ in class (NaN, `< 0`, `0`, `> 0`) from the
-    /// bar before it: the only bars the event loop needs to see.
+    /// bar before it: the only bars the event loop needs to see. `class_changes` returns how
+    /// many of each lane's are this combo's; the rest are stale.
     pub(super) events: [Vec<usize>; LANES],
     /// Per lane, the bars the bound left uncertified, in order, but for the reference's NaN
     /// bars (collected tile by tile from `dt`).
