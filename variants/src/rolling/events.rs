@@ -183,6 +183,11 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
     // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
     // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
     let counts = class_changes(signs, &mut scratch.events);
+    // The events' closes from the transposed series rather than from `close`: the fast path
+    // has just read it, so more of it is in cache (events are a cache line or more apart). It
+    // holds every close exactly but NaN, as 0.0; a NaN close is a NaN bar, whose close the
+    // loop never reads, but the loop is still given the series' own value there.
+    let rows = &prep.ct[prep.pad * LANES..];
     // The loop starts at bar `from`, always stepped (its class may differ from `bt`'s last).
     for (l, lane) in close.chunks(q).enumerate() {
         let Some(k0) = from
@@ -197,7 +202,9 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
         let events = &scratch.events[l][..counts[l]];
         let after = events.partition_point(|&k| k <= k0);
         for &k in events[after..].iter().take_while(|&&k| k < lane.len()) {
-            bt.step_at(l * q + k, lane[k], d(k), fee_pct);
+            let c = rows[k * LANES + l];
+            let c = if c != 0.0 { c } else { lane[k] };
+            bt.step_at(l * q + k, c, d(k), fee_pct);
         }
     }
     clock.lap(Stage::Events, t);
