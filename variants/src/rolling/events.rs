@@ -55,13 +55,22 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
 /// Per lane `l`, the positions `k >= 1` whose class byte `l` in `signs` differs from position
 /// `k - 1`'s, in order: `events[l][..counts[l]]`, the counts returned. About one word in five
 /// changes on the default sweep, at random, so a branch per word or per changed byte would
-/// mispredict often. Instead: a mask of which of 64 words changed, built without branches; its
-/// set bits in order; and each such position written to every lane, kept in those whose byte
-/// differs by advancing that lane's count. `events` only grows, each lane to one more than the
-/// most changes it has held, so memory follows the events, not the bars.
-fn class_changes(signs: &[u64], events: &mut [Vec<usize>; LANES]) -> [usize; LANES] {
+/// mispredict often. Instead: the changed words' positions in `words`, from a mask of which of
+/// 64 words changed, built without branches, read off by its set bits; then each of them
+/// written to every lane, kept in those whose byte differs by advancing that lane's count.
+/// `words` and `events` only grow, to the most changed words a call has seen, so memory
+/// follows the events, not the bars. Compiled per instruction-set tier ([`class_changes_on`]):
+/// the mask's comparisons pack into vectors.
+#[inline(always)]
+fn class_changes(
+    signs: &[u64],
+    words: &mut Vec<usize>,
+    events: &mut [Vec<usize>; LANES],
+) -> [usize; LANES] {
     let q = signs.len();
-    let mut counts = [0; LANES];
+    words.clear();
+    // Exact sizes, not doubled ones: a worker's scratch should hold a block's worth and no more.
+    words.reserve_exact(q);
     let mut k0 = 1;
     while k0 < q {
         let (now, before) = (&signs[k0..q.min(k0 + 64)], &signs[k0 - 1..]);
@@ -70,21 +79,78 @@ fn class_changes(signs: &[u64], events: &mut [Vec<usize>; LANES]) -> [usize; LAN
             changed |= u64::from(a != b) << j;
         }
         while changed != 0 {
-            let k = k0 + changed.trailing_zeros() as usize;
+            words.push(k0 + changed.trailing_zeros() as usize);
             changed &= changed - 1;
-            let diff = signs[k] ^ signs[k - 1];
-            for (l, (lane, count)) in events.iter_mut().zip(&mut counts).enumerate() {
-                if *count < lane.len() {
-                    lane[*count] = k;
-                } else {
-                    lane.push(k);
-                }
-                *count += usize::from((diff >> (8 * l)) & 0xff != 0);
-            }
         }
         k0 += 64;
     }
+    let n = words.len();
+    for lane in events.iter_mut() {
+        if lane.len() < n {
+            lane.reserve_exact(n - lane.len());
+            lane.resize(n, 0);
+        }
+    }
+    // Slices of one length: no growth, and no lengths to reload after each store.
+    let mut lanes = events.each_mut().map(|lane| &mut lane[..n]);
+    let mut counts = [0; LANES];
+    for &k in words.iter() {
+        let diff = signs[k] ^ signs[k - 1];
+        for (l, (lane, count)) in lanes.iter_mut().zip(&mut counts).enumerate() {
+            lane[*count] = k;
+            *count += usize::from((diff >> (8 * l)) & 0xff != 0);
+        }
+    }
     counts
+}
+
+/// [`class_changes`] compiled for one instruction-set tier (the same lists on every tier).
+fn class_changes_on(
+    tier: Tier,
+    signs: &[u64],
+    words: &mut Vec<usize>,
+    events: &mut [Vec<usize>; LANES],
+) -> [usize; LANES] {
+    match tier {
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx512 if std::is_x86_feature_detected!("avx512f") => {
+            // SAFETY: the CPU has AVX-512F, checked on the line above.
+            unsafe { x86::class_changes_avx512(signs, words, events) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Tier::Avx2 if std::is_x86_feature_detected!("avx2") => {
+            // SAFETY: the CPU has AVX2, checked on the line above.
+            unsafe { x86::class_changes_avx2(signs, words, events) }
+        }
+        _ => class_changes(signs, words, events),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{LANES, class_changes};
+
+    /// # Safety
+    /// The CPU must support AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn class_changes_avx512(
+        signs: &[u64],
+        words: &mut Vec<usize>,
+        events: &mut [Vec<usize>; LANES],
+    ) -> [usize; LANES] {
+        class_changes(signs, words, events)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx,avx2")]
+    pub(super) unsafe fn class_changes_avx2(
+        signs: &[u64],
+        words: &mut Vec<usize>,
+        events: &mut [Vec<usize>; LANES],
+    ) -> [usize; LANES] {
+        class_changes(signs, words, events)
+    }
 }
 
 /// One combo on the fast path, bit-identical to the reference: the event loop `bt` runs from
@@ -182,7 +248,7 @@ pub(super) fn run_fast<L: EventLoop, C: Clock>(
     // Every bar now has a d of the reference's class, and a bar of the same class as the one
     // before it can neither open nor close a position (`sig` needs `prev <= 0 < d` or
     // `prev >= 0 > d`): the event loop runs only at the bars where the class may change.
-    let counts = class_changes(signs, &mut scratch.events);
+    let counts = class_changes_on(tier, signs, &mut scratch.changed, &mut scratch.events);
     // The events' closes from the transposed series rather than from `close`: the fast path
     // has just read it, so more of it is in cache (events are a cache line or more apart). It
     // holds every close exactly but NaN, as 0.0; a NaN close is a NaN bar, whose close the
@@ -230,7 +296,7 @@ mod tests {
 
     proptest! {
         /// Sparse and dense changes, lengths on and off a multiple of 64, and lanes reused
-        /// from a longer run before (stale entries past the counts).
+        /// from a longer run before (stale entries past the counts), on every tier.
         #[test]
         fn class_changes_finds_every_change_in_order(
             runs in prop::collection::vec((0u8..4, 1usize..40, any::<u64>()), 0..60),
@@ -243,12 +309,16 @@ mod tests {
                 word ^= mask & (0x0101_0101_0101_0101 * u64::from(class));
                 signs.extend(std::iter::repeat_n(word, len));
             }
-            let mut events: [Vec<usize>; LANES] = Default::default();
-            class_changes(&stale, &mut events);
-            let counts = class_changes(&signs, &mut events);
             let want = naive(&signs);
-            for l in 0..LANES {
-                prop_assert_eq!(&events[l][..counts[l]], &want[l][..], "lane {}", l);
+            for tier in Tier::available() {
+                let mut events: [Vec<usize>; LANES] = Default::default();
+                let mut words = Vec::new();
+                class_changes_on(tier, &stale, &mut words, &mut events);
+                let counts = class_changes_on(tier, &signs, &mut words, &mut events);
+                for l in 0..LANES {
+                    let got = &events[l][..counts[l]];
+                    prop_assert_eq!(got, &want[l][..], "{} lane {}", tier.name(), l);
+                }
             }
         }
     }

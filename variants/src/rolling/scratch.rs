@@ -67,6 +67,8 @@ pub struct Scratch {
     /// bar before it: the only bars the event loop needs to see. `class_changes` returns how
     /// many of each lane's are this combo's; the rest are stale.
     pub(super) events: [Vec<usize>; LANES],
+    /// The positions whose word of `signs` differs from the one before (`class_changes`).
+    pub(super) changed: Vec<usize>,
     /// Per lane, the bars the bound left uncertified, in order, but for the reference's NaN
     /// bars (collected tile by tile from `dt`).
     pub(super) unsettled: [Vec<usize>; LANES],
@@ -87,6 +89,7 @@ impl Scratch {
             + v(self.dt.capacity())
             + v(self.signs.capacity())
             + self.events.iter().map(|e| v(e.capacity())).sum::<usize>()
+            + v(self.changed.capacity())
             + self
                 .unsettled
                 .iter()
