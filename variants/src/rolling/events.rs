@@ -58,8 +58,9 @@ pub(super) fn for_bars(bars: Range<usize>, q: usize, mut f: impl FnMut(usize, us
 /// mispredict often. Instead: the changed words' positions in `words`, from a mask of which of
 /// 64 words changed, built without branches, read off by its set bits; then each of them
 /// written to every lane, kept in those whose byte differs by advancing that lane's count.
-/// `words` and `events` only grow, to the most changed words a call has seen, so memory
-/// follows the events, not the bars. Compiled per instruction-set tier ([`class_changes_on`]):
+/// Both only grow: `words` to the longest `signs` seen (a block's positions at most), each lane
+/// of `events` to the most changed words a call has had, not to the bars. Compiled per
+/// instruction-set tier ([`class_changes_on`]):
 /// the mask's comparisons pack into vectors.
 #[inline(always)]
 fn class_changes(
