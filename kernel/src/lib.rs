@@ -30,6 +30,7 @@
 mod data;
 mod detmath;
 mod error;
+mod gbm;
 mod metrics;
 mod reference;
 mod returns;
@@ -38,10 +39,11 @@ mod types;
 mod validate;
 
 pub use data::{
-    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, GbmStream, Grid, GridSpec,
-    default_close, default_params, derive_windows, derive_windows2, fnv1a64, gbm, grid, grid2,
+    DEFAULT_BARS, DEFAULT_GRID, DEFAULT_SEED, DEFAULT_SIGMA, Grid, GridSpec, default_close,
+    default_params, derive_windows, derive_windows2, fnv1a64, grid, grid2,
 };
 pub use error::KernelError;
+pub use gbm::{GbmStream, Pairs, gbm};
 pub use metrics::{
     METRIC_NAMES, Metrics, Tally, Value, backtest_metrics, run_combo_metrics, sweep_metrics,
     sweep_metrics_valid,

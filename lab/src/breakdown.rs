@@ -110,7 +110,7 @@ pub struct Breakdown {
 
 /// The phases' names, in the order [`in_process`] returns them.
 const PHASES: [&str; 9] = [
-    "series and grid: the built-in GBM series generated, the grid expanded",
+    "series and grid: the built-in GBM series generated (on the sweep's threads), the grid expanded",
     "input checks: the `Sweeper`'s and the variant's (params, fee, every price)",
     "planning: each combo's route, restart period and bound coefficient, the workers",
     "preparation: each block of the series transposed into 8 lanes, block maxima, NaN bars",
@@ -131,7 +131,13 @@ fn in_process(
     let fee = kernel::DEFAULT_FEE_PCT;
     let t = Instant::now();
     let params = kernel::grid(grid)?;
-    let close = kernel::default_close();
+    // As the command makes it: on the sweep's threads at the best tier (the kernel's bits).
+    let (bars, seed, sigma) = (
+        kernel::DEFAULT_BARS,
+        kernel::DEFAULT_SEED,
+        kernel::DEFAULT_SIGMA,
+    );
+    let close = hullsweep_variants::gbm::gbm(bars, seed, sigma, threads)?;
     let series = ms(t);
     let t = Instant::now();
     let sweeper = Sweeper::new(&params, fee, variant, threads)?;

@@ -63,9 +63,9 @@ impl Inputs {
         }
     }
 
-    /// The whole series in memory (--data, or the built-in one).
-    pub fn close(&self) -> anyhow::Result<Vec<f64>> {
-        load_close(self.data.as_deref(), self.column.as_deref())
+    /// The whole series in memory (--data, or the built-in one, generated on `threads`).
+    pub fn close(&self, threads: Threads) -> anyhow::Result<Vec<f64>> {
+        load_close(self.data.as_deref(), self.column.as_deref(), threads)
     }
 }
 
@@ -142,10 +142,21 @@ pub fn threads(n: Option<usize>) -> anyhow::Result<Threads> {
     }
 }
 
-/// Loads the series from `--data` (with `--column`), or the built-in default.
-pub fn load_close(data: Option<&Path>, column: Option<&str>) -> anyhow::Result<Vec<f64>> {
+/// Loads the series from `--data` (with `--column`), or generates the built-in default on
+/// `threads` (`kernel::default_close`'s bits).
+pub fn load_close(
+    data: Option<&Path>,
+    column: Option<&str>,
+    threads: Threads,
+) -> anyhow::Result<Vec<f64>> {
+    use kernel::{DEFAULT_BARS, DEFAULT_SEED, DEFAULT_SIGMA};
     match data {
-        None => Ok(kernel::default_close()),
+        None => Ok(hullsweep_variants::gbm::gbm(
+            DEFAULT_BARS,
+            DEFAULT_SEED,
+            DEFAULT_SIGMA,
+            threads,
+        )?),
         Some(path) => Ok(hullsweep_data::read_valid_close(path, column)?),
     }
 }

@@ -141,7 +141,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn user_dataset(args: &Args) -> anyhow::Result<Dataset> {
-    let close = load_close(args.data.as_deref(), args.column.as_deref())?;
+    let threads = threads(args.threads)?;
+    let close = load_close(args.data.as_deref(), args.column.as_deref(), threads)?;
     let params = match (args.grid, args.grid3) {
         (Some(hma), Some(hma3)) => kernel::grid2(hma, hma3)?,
         _ => load_params(

@@ -131,9 +131,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let close = super::args::load_close(args.data.as_deref(), args.column.as_deref())?;
-    let params = super::args::load_params(None, args.grid)?;
     let threads = super::args::threads(args.threads)?;
+    let close = super::args::load_close(args.data.as_deref(), args.column.as_deref(), threads)?;
+    let params = super::args::load_params(None, args.grid)?;
     hullsweep_kernel::validate_fee(args.fee)?;
 
     numba::ensure_venv(true)?;

@@ -136,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let close = args.input.close()?;
+    let close = args.input.close(threads)?;
     let run_rolling = |threads| {
         let close = hullsweep_kernel::ValidClose::new(&close)?;
         rolling::sweep_with_stats(
@@ -199,6 +199,7 @@ fn research_columns(
     params: &[hullsweep_kernel::Combo],
     grid: &hullsweep_kernel::Grid,
 ) -> anyhow::Result<()> {
+    let threads = threads(args.threads)?;
     let in_memory;
     let series = match (args.input.data.as_deref(), args.in_memory) {
         (Some(path), false) => super::folds::Series::File {
@@ -206,11 +207,10 @@ fn research_columns(
             column: args.input.column.as_deref(),
         },
         _ => {
-            in_memory = args.input.close()?;
+            in_memory = args.input.close(threads)?;
             super::folds::Series::Memory(&in_memory)
         }
     };
-    let threads = threads(args.threads)?;
     if let Some(folds) = args.folds {
         let swept = super::folds::sweep(
             &series,

@@ -16,7 +16,7 @@ pub fn run(args: &Args, address: &Address) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("--combo: {e}"))?;
     hullsweep_kernel::validate_params_and_fee(&params, args.input.fee)?;
     // The request carries the whole series, so a --data file is read whole.
-    let close = args.input.close()?;
+    let close = args.input.close(hullsweep_variants::Threads::Auto)?;
     super::progress::catch_interrupt();
     let mut client = args.remote.connect(address)?;
     let start = Instant::now();

@@ -95,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let params = args.input.combos()?;
     // Checked before the series is read: a typo should not cost a long load.
     let combos = picked(&args.combo, &params)?;
-    let close = args.input.close()?;
+    let close = args.input.close(hullsweep_variants::Threads::Auto)?;
     let (name, log) = trades::best();
     let start = Instant::now();
     let log = log(&close, &params, args.input.fee, &combos)?;

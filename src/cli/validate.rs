@@ -96,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &mut file
         }
         None => {
-            builtin = args.input.close()?;
+            builtin = args.input.close(threads)?;
             memory = InMemory(ValidClose::new(&builtin)?);
             &mut memory
         }

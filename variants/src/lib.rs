@@ -168,6 +168,7 @@ pub use hullsweep_kernel::{
 
 mod backtest;
 pub mod checked;
+pub mod gbm;
 pub mod live;
 mod lookback;
 pub mod metrics;
