@@ -3,7 +3,12 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+mod big_pages;
 mod cli;
+
+/// Big buffers on huge pages (`big_pages.rs` says why).
+#[global_allocator]
+static ALLOCATOR: big_pages::BigPages = big_pages::BigPages;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
