@@ -1,25 +1,46 @@
-//! The command's allocator: buffers of a MiB and more on transparent huge pages, the rest from
-//! the system allocator.
+//! The command's allocator: buffers of a quarter MiB and more on transparent huge pages, kept
+//! for reuse when freed; smaller ones from the system allocator, told to keep what it frees.
 //!
 //! Why: on the VMs this project is measured on, a fresh 4 KiB page costs about 1.7 µs to fault
-//! in, and a fresh 2 MiB huge page about 240 µs (0.47 µs per 4 KiB), so the default sweep's
-//! fresh buffers (the series, its transposed copy, the workers' scratch) cost milliseconds of a
-//! 20 ms process in faults. From about 1 MiB up a buffer is cheaper on huge pages. Freed big
-//! mappings are kept for reuse (a few, [`CACHE_MAX`] bytes at most), as the system allocator keeps
-//! its heap, so a streamed sweep that allocates the same buffers piece after piece faults them
-//! in once.
+//! in and a fresh 2 MiB huge page about 240 µs (0.47 µs per 4 KiB), and a sweep's big buffers
+//! (the series, each block's transposed copy, the workers' scratch) are fresh memory: with the
+//! system allocator's defaults the default sweep took about 1,100 faults beyond an empty
+//! process, and a 1.5M-bar sweep faulted each block's half-MiB buffers in afresh, block after
+//! block. Big blocks here are whole huge-page mappings, and a few freed ones ([`CACHE_MAX`]
+//! bytes at most) are kept and handed out again, so a buffer allocated block after block
+//! faults in once.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::{Mutex, PoisonError};
 
-/// Allocations from this size up are mapped on their own, in whole huge pages.
-const BIG: usize = 1 << 20;
+/// Allocations from this size up are mapped on their own, in whole huge pages: a block used
+/// once costs about what its 4 KiB pages would; one reused costs nothing after its first use.
+const BIG: usize = 256 << 10;
 /// A transparent huge page on x86-64 and aarch64 (with 4 KiB base pages).
 const HUGE: usize = 2 << 20;
 /// Most bytes of freed mappings kept for reuse; past it they go back to the OS at once.
 const CACHE_MAX: usize = 64 << 20;
 /// How many freed mappings are kept.
 const CACHE_SLOTS: usize = 8;
+
+/// Tells the system allocator (glibc) to serve every block below [`BIG`] from its heaps and to
+/// keep up to [`TRIM_AT`] of freed memory at a heap's top rather than give it back.
+///
+/// Its defaults map a block of 128 KiB or more on its own and trim a heap's top past 128 KiB
+/// free, adjusting both as blocks come and go, so a sweep that allocates and frees the same
+/// buffers block after block can fault them in afresh every time. Call it first thing in
+/// `main`, before any thread starts. Elsewhere than glibc it does nothing.
+pub fn keep_small_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets allocator parameters; called before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, BIG as libc::c_int);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_AT as libc::c_int);
+    }
+}
+
+/// Freed memory a glibc heap keeps at its top before it gives any back.
+const TRIM_AT: usize = 32 << 20;
 
 /// [`System`], except that an allocation of [`BIG`] bytes or more (alignment at most a page) is
 /// an anonymous mapping of its own, aligned to and rounded up to [`HUGE`], advised to the kernel
@@ -38,7 +59,8 @@ fn mapped_len(size: usize) -> usize {
 }
 
 /// A mapping of `mapped_len(size)` bytes: a cached one of that length (its old contents, or
-/// zeros when `zeroed`), else a fresh one, which is zero; null when the OS refuses.
+/// its first `size` bytes zero when `zeroed`), else a fresh one, which is zero; null when the
+/// OS refuses.
 fn take(size: usize, zeroed: bool) -> *mut u8 {
     let len = mapped_len(size);
     let cached = {
@@ -52,8 +74,10 @@ fn take(size: usize, zeroed: bool) -> *mut u8 {
         Some(addr) => {
             let ptr = addr as *mut u8;
             if zeroed {
-                // SAFETY: the mapping is `len` bytes, writable, and no longer anyone's.
-                unsafe { ptr.write_bytes(0, len) };
+                // Only the block's own bytes: the rest of the mapping may never have been
+                // touched, and writing it would fault it in for nothing.
+                // SAFETY: the mapping is `len >= size` bytes, writable, and no longer anyone's.
+                unsafe { ptr.write_bytes(0, size) };
             }
             ptr
         }

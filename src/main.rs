@@ -11,6 +11,7 @@ mod cli;
 static ALLOCATOR: big_pages::BigPages = big_pages::BigPages;
 
 fn main() -> ExitCode {
+    big_pages::keep_small_blocks();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
