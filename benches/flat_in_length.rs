@@ -32,7 +32,8 @@ fn flat_in_length(c: &mut Criterion) {
     for bars in LENGTHS {
         let close = kernel::gbm(bars, DEFAULT_SEED, DEFAULT_SIGMA).expect("gbm");
         let data = dir.path().join(format!("gbm-{bars}.npy"));
-        hullsweep_data::write_gbm(&data, bars, DEFAULT_SEED, DEFAULT_SIGMA, &()).expect("write");
+        hullsweep_data::write_gbm(&data, bars, DEFAULT_SEED, DEFAULT_SIGMA, Threads::Auto, &())
+            .expect("write");
         group.throughput(Throughput::Elements((bars * params.len()) as u64));
 
         // Read back from the file, the streamed sweep must be the in-memory one bit for bit.

@@ -73,7 +73,8 @@ fn scaling(c: &mut Criterion) {
     // The processes sweep the same series from a file, as a user's `--data` run does.
     let dir = tempfile::tempdir().expect("temporary folder");
     let data = dir.path().join(format!("gbm-{BARS}.npy"));
-    hullsweep_data::write_gbm(&data, BARS, DEFAULT_SEED, DEFAULT_SIGMA, &()).expect("write");
+    hullsweep_data::write_gbm(&data, BARS, DEFAULT_SEED, DEFAULT_SIGMA, Threads::Auto, &())
+        .expect("write");
     for threads in [1, 2] {
         group.measurement_time(measurement_time(process(&data, threads)));
         group.bench_function(BenchmarkId::new("process", threads), |b| {

@@ -5,6 +5,7 @@ use crate::parquet::ParquetWriter;
 use crate::progress::Progress;
 use crate::source::CHUNK_BARS;
 use anyhow::{Context, bail};
+use hullsweep_variants::Threads;
 use npyz::WriterBuilder;
 use std::io::Write;
 use std::path::Path;
@@ -89,12 +90,13 @@ impl GbmFormat {
     }
 }
 
-/// The generator's bars, `CHUNK_BARS` at a time, handed to `put`; stops when `progress` is
-/// cancelled.
+/// The generator's bars, `CHUNK_BARS` at a time, made on `threads` (the same bits on any number)
+/// and handed to `put`; stops when `progress` is cancelled.
 fn gbm_pieces(
     bars: usize,
     seed: u64,
     sigma: f64,
+    threads: Threads,
     progress: &dyn Progress,
     put: &mut dyn FnMut(&[f64]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
@@ -110,7 +112,7 @@ fn gbm_pieces(
             bail!("interrupted");
         }
         let piece = &mut chunk[..left.min(CHUNK_BARS)];
-        generator.fill(piece)?;
+        hullsweep_variants::gbm::fill(&mut generator, piece, threads)?;
         put(piece)?;
         progress.advance(piece.len() as u64);
         left -= piece.len();
@@ -130,19 +132,20 @@ fn csv_cell(v: f64, line: &mut String) {
 
 /// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) as CSV to `out` (a file, standard output):
 /// the header `close`, then one bar per line in Rust's shortest round-trip form (a missing bar
-/// would be an empty cell), so `--data` reads back the same bits. Not atomic by itself: a file is
-/// written through [`write_gbm`].
+/// would be an empty cell), so `--data` reads back the same bits; generated on `threads`. Not
+/// atomic by itself: a file is written through [`write_gbm`].
 pub fn write_gbm_csv(
     out: &mut dyn Write,
     bars: usize,
     seed: u64,
     sigma: f64,
+    threads: Threads,
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     w.write_all(b"close\n")?;
     let mut text = String::new();
-    gbm_pieces(bars, seed, sigma, progress, &mut |piece| {
+    gbm_pieces(bars, seed, sigma, threads, progress, &mut |piece| {
         text.clear();
         piece.iter().for_each(|&v| csv_cell(v, &mut text));
         Ok(w.write_all(text.as_bytes())?)
@@ -152,13 +155,14 @@ pub fn write_gbm_csv(
 }
 
 /// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) to `path` (`.npy`, `.parquet` or `.csv`, see
-/// [`GbmFormat`]) piece by piece, in bounded memory, reporting to `progress`; all or nothing, as
-/// [`write_atomic`]. Any other extension is refused before anything is written.
+/// [`GbmFormat`]) piece by piece, in bounded memory, generated on `threads` (the same bytes on
+/// any number), reporting to `progress`; all or nothing, as [`write_atomic`]. Any other extension is refused before anything is written.
 pub fn write_gbm(
     path: &Path,
     bars: usize,
     seed: u64,
     sigma: f64,
+    threads: Threads,
     progress: &dyn Progress,
 ) -> anyhow::Result<()> {
     let format = GbmFormat::of(path)?;
@@ -168,10 +172,10 @@ pub fn write_gbm(
     hullsweep_kernel::GbmStream::new(seed, sigma)?;
     write_atomic(path, progress, |file| {
         match format {
-            GbmFormat::Csv => write_gbm_csv(file, bars, seed, sigma, progress)?,
+            GbmFormat::Csv => write_gbm_csv(file, bars, seed, sigma, threads, progress)?,
             GbmFormat::Parquet => {
                 let mut w = ParquetWriter::new(file)?;
-                gbm_pieces(bars, seed, sigma, progress, &mut |p| Ok(w.put(p)?))?;
+                gbm_pieces(bars, seed, sigma, threads, progress, &mut |p| Ok(w.put(p)?))?;
                 w.finish()?;
             }
             GbmFormat::Npy => {
@@ -181,7 +185,7 @@ pub fn write_gbm(
                     .shape(&[bars as u64])
                     .writer(&mut w)
                     .begin_nd()?;
-                gbm_pieces(bars, seed, sigma, progress, &mut |p| {
+                gbm_pieces(bars, seed, sigma, threads, progress, &mut |p| {
                     Ok(npy.extend(p.iter().copied())?)
                 })?;
                 npy.finish()?;

@@ -31,6 +31,9 @@ pub struct Args {
     /// NAME.params.npy per dataset, and suite.json with each one's name, fee and purpose.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["bars", "seed", "sigma", "out"])]
     suite: Option<PathBuf>,
+    /// Threads that generate the series (default: all cores). The bytes do not depend on them.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -38,14 +41,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return write_suite(dir);
     }
     let out = args.out.expect("clap requires --out without --suite");
+    let threads = super::args::threads(args.threads)?;
     super::progress::catch_interrupt();
     let bar = super::progress::Bar::new("writing");
     let to_stdout = out.as_os_str() == "-";
     let written = if to_stdout {
         let mut stdout = std::io::stdout().lock();
-        hullsweep_data::write::write_gbm_csv(&mut stdout, args.bars, args.seed, args.sigma, &bar)
+        hullsweep_data::write::write_gbm_csv(
+            &mut stdout,
+            args.bars,
+            args.seed,
+            args.sigma,
+            threads,
+            &bar,
+        )
     } else {
-        hullsweep_data::write_gbm(&out, args.bars, args.seed, args.sigma, &bar)
+        hullsweep_data::write_gbm(&out, args.bars, args.seed, args.sigma, threads, &bar)
     };
     bar.finish();
     match written {
