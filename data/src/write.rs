@@ -156,7 +156,8 @@ pub fn write_gbm_csv(
 
 /// Writes `bars` of [`gbm`](hullsweep_kernel::gbm) to `path` (`.npy`, `.parquet` or `.csv`, see
 /// [`GbmFormat`]) piece by piece, in bounded memory, generated on `threads` (the same bytes on
-/// any number), reporting to `progress`; all or nothing, as [`write_atomic`]. Any other extension is refused before anything is written.
+/// any number), reporting to `progress`; all or nothing, as [`write_atomic`]. Any other
+/// extension is refused before anything is written.
 pub fn write_gbm(
     path: &Path,
     bars: usize,

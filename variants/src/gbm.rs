@@ -24,7 +24,11 @@ pub fn gbm(bars: usize, seed: u64, sigma: f64, threads: Threads) -> Result<Vec<f
 
 /// `stream.fill(out)` bit for bit, on `threads` at the best tier.
 pub fn fill(stream: &mut GbmStream, out: &mut [f64], threads: Threads) -> Result<(), KernelError> {
-    let best = tiers().first().copied().unwrap_or(Tier::Scalar);
+    // Found per call without a list: `hullsweep data` fills a file piece by piece.
+    let best = Tier::ALL
+        .into_iter()
+        .find(|&t| factors_at(t).is_some())
+        .unwrap_or(Tier::Scalar);
     fill_at(best, stream, out, threads)
 }
 
