@@ -7,7 +7,7 @@ use crate::protocol::{self, COMBO_BYTES};
 use crate::shm::{self, ShmReader, ShmWriter, WaitPolicy};
 use crate::tls::TlsConnector;
 use hullsweep_kernel::{Combo, Event, SweepResult};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io::{self, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -47,8 +47,9 @@ pub struct Client {
     child: Option<Child>,
     max_reply: u32,
     socket: Option<Socket>,
-    /// The combo count of each stream this client opened, to check its replies.
-    streams: HashMap<u64, usize>,
+    /// The combo count of each stream this client opened, to check its replies (a B-tree:
+    /// no hashing on every push, and a client holds a few streams).
+    streams: BTreeMap<u64, usize>,
     /// The last push reply's body: reused, so pushing bar after bar allocates nothing.
     reply: Vec<u8>,
 }
@@ -68,7 +69,7 @@ impl Client {
             child: None,
             max_reply: protocol::MAX_FRAME_LIMIT,
             socket: None,
-            streams: HashMap::new(),
+            streams: BTreeMap::new(),
             reply: Vec::new(),
         }
     }

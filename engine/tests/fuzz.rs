@@ -137,7 +137,7 @@ fn request(rng: &mut fastrand::Rng) -> (Vec<u8>, Expect) {
         // Live streams: opens (mostly over the small loaded budget), pushes, closes, states.
         6 => (protocol::encode_open(&params, fee), Expect::Unchecked),
         7 | 8 => {
-            let mut f = protocol::push_head(id, close.len() as u32);
+            let mut f = protocol::push_head(id, close.len() as u32).to_vec();
             protocol::put_f64s(&mut f, &close);
             (f, Expect::Unchecked)
         }

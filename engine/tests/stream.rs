@@ -271,7 +271,7 @@ fn a_truncated_push_frame_ends_only_its_connection() {
         let mut s = server.raw();
         let open = protocol::encode_open(&combos(), DEFAULT_FEE_PCT);
         let id = u64::from_le_bytes(exchange(&mut s, &open).unwrap().try_into().unwrap());
-        let mut frame = protocol::push_head(id, 10);
+        let mut frame = protocol::push_head(id, 10).to_vec();
         protocol::put_f64s(&mut frame, &series(10));
         s.write_all(&frame[..frame.len() - 3]).unwrap();
         s.half_close();
@@ -282,7 +282,7 @@ fn a_truncated_push_frame_ends_only_its_connection() {
         // A push whose counts disagree with its length is refused whole; the connection goes on.
         let mut s = server.raw();
         let id = u64::from_le_bytes(exchange(&mut s, &open).unwrap().try_into().unwrap());
-        let mut bad = protocol::push_head(id, 3);
+        let mut bad = protocol::push_head(id, 3).to_vec();
         protocol::put_f64s(&mut bad, &[100.0, 101.0]);
         bad[..4].copy_from_slice(&(17u32 + 16).to_le_bytes());
         let e = exchange(&mut s, &bad).unwrap_err();

@@ -31,9 +31,16 @@ pub fn encode_open(params: &[Combo], fee_pct: f64) -> Vec<u8> {
 }
 
 /// The head of a push frame, `[len][9][n_bars][0][u64 id]`, to precede the bars in one
-/// vectored write.
-pub fn push_head(id: u64, n_bars: u32) -> Vec<u8> {
-    request_head(OP_STREAM_PUSH, n_bars, 0, Some(id))
+/// vectored write. On the stack: a client pushing bar after bar allocates nothing for it.
+pub fn push_head(id: u64, n_bars: u32) -> [u8; 4 + ID_HEADER_LEN] {
+    let body_len = ID_HEADER_LEN as u64 + 8 * u64::from(n_bars);
+    let mut out = [0; 4 + ID_HEADER_LEN];
+    // As `request_head`: a body over u32 is refused by every server, which names the problem.
+    out[..4].copy_from_slice(&u32::try_from(body_len).unwrap_or(u32::MAX).to_le_bytes());
+    out[4] = OP_STREAM_PUSH;
+    out[5..9].copy_from_slice(&n_bars.to_le_bytes());
+    out[13..].copy_from_slice(&id.to_le_bytes());
+    out
 }
 
 /// A push reply frame for `events` (in the order a stream produced them), after which the
@@ -266,6 +273,16 @@ pub fn decode_state(body: &[u8], n_combos: usize) -> Result<StreamState, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_head_is_the_request_head_of_a_push() {
+        for (id, n) in [(0, 0), (1, 1), (u64::MAX, 7), (42, u32::MAX)] {
+            assert_eq!(
+                push_head(id, n)[..],
+                request_head(OP_STREAM_PUSH, n, 0, Some(id))[..]
+            );
+        }
+    }
 
     fn trade(combo: usize, side: i64, entry_bar: u64, exit_bar: u64) -> Trade {
         Trade {

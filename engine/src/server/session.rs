@@ -147,8 +147,7 @@ pub(super) fn serve_watched<R: Read, W: Write>(
                         .handle(request)
                         .unwrap_or_else(|msg| protocol::encode_error(&msg));
                     let written = protocol::write_all_vectored(&mut writer, &[&frame]);
-                    drop(frame);
-                    session.streams.written();
+                    session.streams.written(frame);
                     written
                 }
                 Err(e) => protocol::write_all_vectored(

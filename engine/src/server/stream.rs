@@ -7,7 +7,7 @@ use crate::server::config::Shared;
 use hullsweep_kernel::{Combo, Event, KernelError, validate_close, validate_params_and_fee};
 use hullsweep_variants::Live;
 use hullsweep_variants::stream::effective_window;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::Ordering;
 
@@ -26,6 +26,10 @@ const SLOT_PER_NODE: u64 = 8;
 /// Events kept between pushes (64 KiB, charged to the in-flight budget while kept); a larger
 /// buffer is freed after its push.
 const KEEP_EVENTS: usize = 1 << 10;
+
+/// The largest reply buffer kept between pushes: a bar-by-bar push's reply is a few records,
+/// and a larger one is freed once written.
+const KEEP_FRAME: usize = 4 << 10;
 
 /// The worst-case working memory of a push, per (combo, bar): its events (two, in a buffer
 /// that may have doubled) and their records in the reply.
@@ -66,11 +70,18 @@ impl OpenStream {
 /// given back then, whatever the client did.
 pub(super) struct Streams<'a> {
     shared: &'a Shared,
-    open: HashMap<u64, OpenStream>,
+    /// By id: a B-tree, found without hashing on every push; a connection holds at most
+    /// `--max-streams-per-connection` of them.
+    open: BTreeMap<u64, OpenStream>,
     next_id: u64,
     events: Vec<Event>,
-    /// In-flight bytes charged for the events buffer and, until it is written, the last
-    /// push's reply frame.
+    /// The last push's reply buffer, given back once written, for the next push's reply.
+    frame: Vec<u8>,
+    /// True from a push's successful return until its reply is written: the frame written
+    /// then is the push's, charged with it, and may be kept.
+    frame_out: bool,
+    /// In-flight bytes charged for the events buffer, the kept reply buffer and, until it is
+    /// written, the last push's reply frame.
     charge: Option<Reservation<'a>>,
 }
 
@@ -95,49 +106,40 @@ impl<'a> Streams<'a> {
     pub(super) fn new(shared: &'a Shared) -> Streams<'a> {
         Streams {
             shared,
-            open: HashMap::new(),
+            open: BTreeMap::new(),
             next_id: 1,
             events: Vec::new(),
+            frame: Vec::new(),
+            frame_out: false,
             charge: None,
         }
     }
 
-    /// The last reply was written: only the events buffer stays charged.
-    pub(super) fn written(&mut self) {
-        if let Some(charge) = &mut self.charge {
-            charge.shrink_to((self.events.capacity() * std::mem::size_of::<Event>()) as u64);
+    /// The last reply, `frame`, was written: a push's is kept for the next push's reply when
+    /// small, and only it and the events buffer stay charged.
+    pub(super) fn written(&mut self, mut frame: Vec<u8>) {
+        // Only a push's own reply, which its charge covers; any other frame is freed.
+        let pushed = std::mem::take(&mut self.frame_out);
+        let Some(charge) = &mut self.charge else {
+            return;
+        };
+        if pushed && frame.capacity() <= KEEP_FRAME {
+            frame.clear();
+            self.frame = frame;
         }
+        let kept = self.events.capacity() * std::mem::size_of::<Event>() + self.frame.capacity();
+        charge.shrink_to(kept as u64);
     }
 
     /// Charges `bytes` more to the loaded budget, or says why not.
     fn charge(&self, bytes: u64, what: impl FnOnce() -> String) -> Result<(), String> {
-        let max = self.shared.config.max_loaded_bytes;
-        self.shared
-            .loaded_bytes
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
-                used.checked_add(bytes).filter(|&t| t <= max)
-            })
-            .map(|_| ())
-            .map_err(|used| {
-                format!(
-                    "{} needs {bytes} more bytes, over the loaded limit of {max} bytes ({used} in \
-                     use by loaded series and streams; --max-loaded); close streams with opcode \
-                     10 or drop series with opcode 4",
-                    what()
-                )
-            })
+        charge(self.shared, bytes, what)
     }
 
-    /// Charges whatever `Live` holds beyond what was charged: a guard, so the accounting stays
-    /// an upper bound even if its layout grows past [`OpenStream::bound`].
+    /// Charges whatever stream `id` holds beyond what was charged (see [`true_up`]).
     fn true_up(&mut self, id: u64) {
         if let Some(s) = self.open.get_mut(&id) {
-            let real = s.live.memory_bytes() as u64;
-            if real > s.charged {
-                let extra = real - s.charged;
-                self.shared.loaded_bytes.fetch_add(extra, Ordering::SeqCst);
-                s.charged = real;
-            }
+            true_up(self.shared, s);
         }
     }
 
@@ -219,7 +221,9 @@ impl<'a> Streams<'a> {
     /// whole stream) changes nothing; memory is charged before the push allocates it.
     pub(super) fn push(&mut self, id: u64, bars: &[f64]) -> Result<Vec<u8>, String> {
         let shared = self.shared;
-        let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
+        let Some(s) = self.open.get_mut(&id) else {
+            return Err(unknown(id));
+        };
         let start = s.live.bars();
         let n = s.live.params().len();
         if !bars.is_empty() {
@@ -261,12 +265,11 @@ impl<'a> Streams<'a> {
         let end = start.saturating_add(bars.len() as u64);
         let grown = s.bound(end).saturating_sub(s.charged);
         if grown > 0 {
-            let what = || format!("stream {id}'s history after {end} bars");
-            self.charge(grown, what)?;
-            let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
+            charge(shared, grown, || {
+                format!("stream {id}'s history after {end} bars")
+            })?;
             s.charged += grown;
         }
-        let s = self.open.get_mut(&id).ok_or_else(|| unknown(id))?;
         let events = &mut self.events;
         events.clear();
         let pushed = catch_unwind(AssertUnwindSafe(|| s.live.push_many(bars, events)));
@@ -280,9 +283,9 @@ impl<'a> Streams<'a> {
         };
         // Validated above, so this fails only if `Live` disagrees; then nothing was pushed.
         pushed.map_err(|e| format!("stream {id}: {e}"))?;
-        let bars_now = s.live.bars();
-        let mut frame = Vec::new();
-        protocol::encode_events(bars_now, &self.events, &mut frame);
+        let mut frame = std::mem::take(&mut self.frame);
+        protocol::encode_events(s.live.bars(), &self.events, &mut frame);
+        self.frame_out = true;
         if self.events.capacity() > KEEP_EVENTS {
             self.events = Vec::new();
         }
@@ -292,7 +295,7 @@ impl<'a> Streams<'a> {
         let growths = Live::growths();
         if growths != s.growths {
             s.growths = growths;
-            self.true_up(id);
+            true_up(shared, s);
         }
         Ok(frame)
     }
@@ -311,5 +314,86 @@ impl<'a> Streams<'a> {
             result: live.result(),
             positions: (0..live.params().len()).map(|k| live.position(k)).collect(),
         }))
+    }
+}
+
+/// Charges `bytes` more to the loaded budget, or says why not.
+fn charge(shared: &Shared, bytes: u64, what: impl FnOnce() -> String) -> Result<(), String> {
+    let max = shared.config.max_loaded_bytes;
+    shared
+        .loaded_bytes
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+            used.checked_add(bytes).filter(|&t| t <= max)
+        })
+        .map(|_| ())
+        .map_err(|used| {
+            format!(
+                "{} needs {bytes} more bytes, over the loaded limit of {max} bytes ({used} in \
+                 use by loaded series and streams; --max-loaded); close streams with opcode \
+                 10 or drop series with opcode 4",
+                what()
+            )
+        })
+}
+
+/// Charges whatever `s.live` holds beyond what was charged: a guard, so the accounting stays
+/// an upper bound even if its layout grows past [`OpenStream::bound`].
+fn true_up(shared: &Shared, s: &mut OpenStream) {
+    let real = s.live.memory_bytes() as u64;
+    if real > s.charged {
+        let extra = real - s.charged;
+        shared.loaded_bytes.fetch_add(extra, Ordering::SeqCst);
+        s.charged = real;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::Config;
+    use hullsweep_kernel::{DEFAULT_FEE_PCT, default_close, default_params};
+
+    /// The reply buffer kept between pushes is charged to the in-flight budget with the
+    /// events buffer, reused by the next push, and everything is given back with the streams.
+    #[test]
+    fn the_kept_reply_buffer_is_charged_and_reused() {
+        let shared = Shared::new(Config::default()).unwrap();
+        let close = default_close();
+        {
+            let mut streams = Streams::new(&shared);
+            let id = u64::from_le_bytes(
+                streams.open(&default_params(), DEFAULT_FEE_PCT).unwrap()[4..]
+                    .try_into()
+                    .unwrap(),
+            );
+            let mut last = None;
+            for bars in close[..400].chunks(2) {
+                let (kept_at, kept_cap) = (streams.frame.as_ptr(), streams.frame.capacity());
+                let frame = streams.push(id, bars).unwrap();
+                let at = frame.as_ptr();
+                if frame.len() <= kept_cap {
+                    assert_eq!(at, kept_at, "the kept buffer is the next reply's");
+                }
+                let cap = frame.capacity();
+                streams.written(frame);
+                let kept = if cap <= KEEP_FRAME { cap } else { 0 };
+                let held = streams.events.capacity() * std::mem::size_of::<Event>() + kept;
+                assert_eq!(shared.inflight_bytes(), held as u64);
+                if kept > 0 {
+                    assert_eq!(streams.frame.as_ptr(), at);
+                }
+                last = Some(cap);
+            }
+            assert!(last.is_some_and(|c| c > 0));
+            // Another request's reply is not kept in place of the push's, nor charged.
+            let kept = streams.frame.as_ptr();
+            let before = shared.inflight_bytes();
+            let state = streams.state(id).unwrap();
+            streams.written(state);
+            assert_eq!(streams.frame.as_ptr(), kept);
+            assert_eq!(shared.inflight_bytes(), before);
+        }
+        assert_eq!(shared.inflight_bytes(), 0);
+        assert_eq!(shared.loaded_bytes(), 0);
     }
 }

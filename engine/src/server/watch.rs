@@ -48,7 +48,9 @@ impl ConnWatch {
 
     fn stamp(&self) {
         if !self.before_hello.load(Ordering::Relaxed) {
-            self.stamp.store(self.now(), Ordering::SeqCst);
+            // A plain store: the accept loop reads it for timeouts of a second and more, and
+            // the phase's compare-exchange, not this stamp, decides who owns the connection.
+            self.stamp.store(self.now(), Ordering::Release);
         }
     }
 
@@ -61,7 +63,10 @@ impl ConnWatch {
 
     /// How long since the last progress.
     pub(super) fn quiet(&self) -> Duration {
-        Duration::from_nanos(self.now().saturating_sub(self.stamp.load(Ordering::SeqCst)))
+        Duration::from_nanos(
+            self.now()
+                .saturating_sub(self.stamp.load(Ordering::Acquire)),
+        )
     }
 }
 
