@@ -34,6 +34,25 @@ struct Args {
     /// Seconds the connected client stays silent while the server's CPU is measured.
     #[arg(long, default_value_t = 2.0)]
     idle_s: f64,
+    /// Pin the client (and its in-process pushes) to CPU C and the server to CPU S, as `C,S`:
+    /// unpinned, the scheduler may move either thread between cores, and the server's pushes
+    /// then run on cold caches or on the slower of two vCPUs while the in-process ones do not.
+    #[arg(long, value_parser = parse_pin)]
+    pin: Option<(usize, usize)>,
+}
+
+fn parse_pin(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--pin {s:?}: expected two CPU numbers as CLIENT,SERVER, e.g. 0,1");
+    let (c, sv) = s.split_once(',').ok_or_else(bad)?;
+    let cpu = |x: &str| x.trim().parse::<usize>().map_err(|_| bad());
+    Ok((cpu(c)?, cpu(sv)?))
+}
+
+/// Pins the calling thread (and the threads it spawns from now on) to `cpu`.
+fn pin_to(cpu: usize) -> Result<(), String> {
+    let mut set = rustix::thread::CpuSet::new();
+    set.set(cpu);
+    rustix::thread::sched_setaffinity(None, &set).map_err(|e| format!("--pin: CPU {cpu}: {e}"))
 }
 
 const ROUNDS: usize = 5;
@@ -156,7 +175,14 @@ fn measure(
     let shm_name = format!("shm-wait-{}-{tag}", std::process::id());
     let server = Server::bind_shm(&shm_name, config)?;
     let stop = server.shutdown_handle();
+    // A thread inherits its creator's CPU set: the server's threads get the server's CPU.
+    if let Some((_, server_cpu)) = args.pin {
+        pin_to(server_cpu)?;
+    }
     let thread = std::thread::spawn(move || server.run());
+    if let Some((client_cpu, _)) = args.pin {
+        pin_to(client_cpu)?;
+    }
 
     let mut client = Client::connect_shm(&shm_name, policy)?;
     client.set_timeout(Some(Duration::from_secs(60)))?;

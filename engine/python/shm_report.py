@@ -18,6 +18,7 @@ transports' rows there.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ from boundary_report import splice_section  # noqa: E402
 FLOOR = ["cargo", "run", "-q", "--release", "--manifest-path", "engine/shm-floor/Cargo.toml", "--"]
 WAIT = ["cargo", "run", "-q", "--release", "-p", "hullsweep-engine", "--example", "shm_wait", "--"]
 FULL = {"floor": ["--rounds", "5", "--trips", "100000", "--payload", "64,1024"],
-        "wait": ["--bars", "20000", "--idle-s", "2"], "wait_runs": 3,
+        "wait": ["--bars", "20000", "--idle-s", "2"], "wait_runs": 4,
         "one_cpu": ["--bars", "5000", "--idle-s", "0.5"],
         "client": ["--calls", "20000", "--warmup", "2000", "--rounds", "3"]}
 QUICK = {"floor": ["--rounds", "2", "--trips", "2000", "--payload", "64,1024"],
@@ -73,9 +74,12 @@ def shown(cmd: list[str]) -> str:
 def wait_runs(cfg) -> tuple[str, list[list[dict[str, str]]]]:
     """shm_wait run back to back cfg["wait_runs"] times, as one table with a run column (and the
     in-process p50 from each run's notes)."""
-    out, runs = [], []
-    for _ in range(cfg["wait_runs"]):
-        text = run(WAIT + cfg["wait"])
+    out, runs, placements = [], [], []
+    for k in range(cfg["wait_runs"]):
+        # Client and server pinned to different CPUs, the two placements taking turns.
+        pin = [] if (os.cpu_count() or 1) < 2 else ["--pin", "0,1" if k % 2 == 0 else "1,0"]
+        text = run(WAIT + cfg["wait"] + pin)
+        placements.append(pin[1] if pin else "-")
         rows = table(text)
         inproc = dict(re.findall(r"^- (.+?): push mean [\d.]+ µs; in-process p50 ([\d.]+)", text, re.M))
         for r in rows:
@@ -84,9 +88,10 @@ def wait_runs(cfg) -> tuple[str, list[list[dict[str, str]]]]:
         out.append(text)
     cols = ["policy", "push p50 µs", "push p99 µs", "push p50 ÷ in-process", "in-process p50 µs",
             "echo p50 µs", "echo p99 µs", "idle CPU %"]
-    lines = ["| run | " + " | ".join(cols) + " |", "|---:|---|" + "---:|" * (len(cols) - 1)]
-    for k, rows in enumerate(runs, 1):
-        lines += [f"| {k} | " + " | ".join(r[c] for c in cols) + " |" for r in rows]
+    lines = ["| run | client,server CPU | " + " | ".join(cols) + " |",
+             "|---:|---|---|" + "---:|" * (len(cols) - 1)]
+    for k, (rows, at) in enumerate(zip(runs, placements), 1):
+        lines += [f"| {k} | {at} | " + " | ".join(r[c] for c in cols) + " |" for r in rows]
     return "\n".join(lines) + "\n\n" + notes(out[0]), runs
 
 

@@ -37,7 +37,10 @@ POLICIES = """## Wait policies, bar after bar
 
 {cmd}, run {runs} time(s) back to back: 80 combos; single-bar pushes per policy after the warm-up bars,
 in 5 rounds of shared-memory and in-process blocks; as many echoes; a connected client left idle;
-every pushed bar's events bit-identical to `Live::push`.
+every pushed bar's events bit-identical to `Live::push`. The client (with its in-process pushes)
+and the server are pinned to different CPUs (`--pin CLIENT,SERVER`), the two placements taking
+turns from run to run: unpinned, the scheduler moves the threads, and the server's pushes then
+run on cold caches, or on the slower vCPU of the two, while the in-process ones do not.
 
 Each policy's in-process blocks run with that policy's server waiting on the other vCPU: under
 `busy` it polls through them, so the in-process column under `busy` includes the neighbour effect
