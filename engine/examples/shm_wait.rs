@@ -6,7 +6,7 @@
 // Each policy gets its own server (on a thread, `Config::shm_wait`) and client (`connect_shm`),
 // one after the other, so a busy server never runs beside another policy's. The burst pushes
 // one bar per call with nothing in between, alternating shared-memory blocks and in-process
-// blocks (A B A B, 5 rounds) over the same bars; every pushed bar's events are checked against
+// blocks (A B A B, 20 rounds) over the same bars; every pushed bar's events are checked against
 // the in-process push's, bit for bit. Idle CPU: the client stays connected and the main thread
 // sleeps 2 s; the process's utime + stime over that interval (`/proc/self/stat`) is the
 // server's waiting, as a % of one core.
@@ -16,6 +16,7 @@ use hullsweep_engine::shm::WaitPolicy;
 use hullsweep_engine::{Client, Config, Server};
 use hullsweep_kernel::{Combo, DEFAULT_FEE_PCT, Event, GridSpec, default_close, grid2};
 use hullsweep_variants::{Live, Threads, Variant};
+use rustix::process::Pid;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -34,9 +35,10 @@ struct Args {
     /// Seconds the connected client stays silent while the server's CPU is measured.
     #[arg(long, default_value_t = 2.0)]
     idle_s: f64,
-    /// Pin the client (and its in-process pushes) to CPU C and the server to CPU S, as `C,S`:
-    /// unpinned, the scheduler may move either thread between cores, and the server's pushes
-    /// then run on cold caches or on the slower of two vCPUs while the in-process ones do not.
+    /// Pin the client to CPU C and the server to CPU S, as `C,S`; for the in-process blocks the
+    /// two threads swap CPUs, so both kinds of push are timed on S. Unpinned, the scheduler
+    /// moves the threads, and two vCPUs of a shared host can differ in speed for seconds at a
+    /// time: the ratio would then measure the placement as much as the transport.
     #[arg(long, value_parser = parse_pin)]
     pin: Option<(usize, usize)>,
 }
@@ -48,14 +50,32 @@ fn parse_pin(s: &str) -> Result<(usize, usize), String> {
     Ok((cpu(c)?, cpu(sv)?))
 }
 
-/// Pins the calling thread (and the threads it spawns from now on) to `cpu`.
-fn pin_to(cpu: usize) -> Result<(), String> {
+/// Pins thread `tid` (None: the calling thread, and the threads it spawns from now on) to
+/// `cpu`.
+fn pin_to(tid: Option<Pid>, cpu: usize) -> Result<(), String> {
     let mut set = rustix::thread::CpuSet::new();
     set.set(cpu);
-    rustix::thread::sched_setaffinity(None, &set).map_err(|e| format!("--pin: CPU {cpu}: {e}"))
+    rustix::thread::sched_setaffinity(tid, &set).map_err(|e| format!("--pin: CPU {cpu}: {e}"))
 }
 
-const ROUNDS: usize = 5;
+/// The newest of this process's server connection threads (`hullsweep-conn-*`): the one
+/// serving the client just connected.
+fn connection_thread() -> Result<Pid, String> {
+    let tasks =
+        std::fs::read_dir("/proc/self/task").map_err(|e| format!("/proc/self/task: {e}"))?;
+    tasks
+        .filter_map(|t| {
+            let t = t.ok()?;
+            let comm = std::fs::read_to_string(t.path().join("comm")).ok()?;
+            let tid: i32 = t.file_name().to_str()?.parse().ok()?;
+            comm.starts_with("hullsweep-conn").then_some(tid)
+        })
+        .max()
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| "--pin: no server connection thread found".to_string())
+}
+
+const ROUNDS: usize = 20;
 
 const POLICIES: [(&str, WaitPolicy); 3] = [
     ("busy", WaitPolicy::Busy),
@@ -177,16 +197,30 @@ fn measure(
     let stop = server.shutdown_handle();
     // A thread inherits its creator's CPU set: the server's threads get the server's CPU.
     if let Some((_, server_cpu)) = args.pin {
-        pin_to(server_cpu)?;
+        pin_to(None, server_cpu)?;
     }
     let thread = std::thread::spawn(move || server.run());
     if let Some((client_cpu, _)) = args.pin {
-        pin_to(client_cpu)?;
+        pin_to(None, client_cpu)?;
     }
 
     let mut client = Client::connect_shm(&shm_name, policy)?;
     client.set_timeout(Some(Duration::from_secs(60)))?;
     let stream = client.open_stream(params, DEFAULT_FEE_PCT)?;
+    // Where the client and the server connection's thread run for a block of shm pushes
+    // (`true`) or of in-process ones, which then take the server's CPU.
+    let pins = match args.pin {
+        Some(cpus) => Some((connection_thread()?, cpus)),
+        None => None,
+    };
+    let place = |shm: bool| -> Result<(), String> {
+        if let Some((server, (c, s))) = pins {
+            let (client_cpu, server_cpu) = if shm { (c, s) } else { (s, c) };
+            pin_to(Some(server), server_cpu)?;
+            pin_to(None, client_cpu)?;
+        }
+        Ok(())
+    };
     let mut live = Live::new(params, DEFAULT_FEE_PCT)?;
     let (mut got, mut want) = (Vec::new(), Vec::new());
     for chunk in close[..args.warmup].chunks(50) {
@@ -203,6 +237,7 @@ fn measure(
     let (mut shm_ns, mut in_ns) = (Vec::with_capacity(args.bars), Vec::with_capacity(args.bars));
     let mut per_bar: Vec<Vec<Event>> = vec![Vec::new(); block];
     for (round, chunk) in bars.chunks(block).enumerate() {
+        place(true)?;
         for (i, &bar) in chunk.iter().enumerate() {
             let events = &mut per_bar[i];
             events.clear();
@@ -210,6 +245,7 @@ fn measure(
             client.push(stream, &[bar], events)?;
             shm_ns.push(start.elapsed().as_nanos() as u64);
         }
+        place(false)?;
         for (i, &bar) in chunk.iter().enumerate() {
             want.clear();
             let start = Instant::now();
@@ -221,6 +257,7 @@ fn measure(
             }
         }
     }
+    place(true)?;
     client.close_stream(stream)?;
 
     // (2) Echo of one float, back to back.

@@ -36,11 +36,12 @@ times the floor (the issue's threshold is 3×).
 POLICIES = """## Wait policies, bar after bar
 
 {cmd}, run {runs} time(s) back to back: 80 combos; single-bar pushes per policy after the warm-up bars,
-in 5 rounds of shared-memory and in-process blocks; as many echoes; a connected client left idle;
-every pushed bar's events bit-identical to `Live::push`. The client (with its in-process pushes)
-and the server are pinned to different CPUs (`--pin CLIENT,SERVER`), the two placements taking
-turns from run to run: unpinned, the scheduler moves the threads, and the server's pushes then
-run on cold caches, or on the slower vCPU of the two, while the in-process ones do not.
+in 20 rounds of shared-memory and in-process blocks; as many echoes; a connected client left idle;
+every pushed bar's events bit-identical to `Live::push`. The client and the server are pinned
+to different CPUs (`--pin CLIENT,SERVER`, the two placements taking turns from run to run), and
+for each in-process block the two threads swap CPUs, so that a push is timed on the server's
+CPU either way: two vCPUs of a shared host can differ in speed for seconds at a time, and
+unpinned, the scheduler moves the threads between them.
 
 Each policy's in-process blocks run with that policy's server waiting on the other vCPU: under
 `busy` it polls through them, so the in-process column under `busy` includes the neighbour effect
