@@ -245,11 +245,16 @@ fn trim_eol(line: &[u8]) -> &[u8] {
 }
 
 impl Source for CsvSource {
-    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
-        buf.clear();
+    fn next_chunk_after(
+        &mut self,
+        buf: &mut Vec<f64>,
+        keep: usize,
+        max: usize,
+    ) -> Result<bool, DataError> {
+        buf.truncate(keep);
         self.bars_before += self.lines.len() as u64;
         self.lines.clear();
-        while !self.done && buf.len() < max {
+        while !self.done && buf.len() - keep < max {
             self.text.clear();
             let n = self
                 .reader
@@ -267,7 +272,7 @@ impl Source for CsvSource {
                     self.line
                 )));
             }
-            let bar = self.bars_before + buf.len() as u64;
+            let bar = self.bars_before + (buf.len() - keep) as u64;
             let value = if line.is_empty() {
                 if self.layout.width > 1 {
                     // No cell, so no bar; refused below if a row follows.
@@ -288,7 +293,7 @@ impl Source for CsvSource {
             buf.push(value);
             self.lines.push(self.line);
         }
-        Ok(!buf.is_empty())
+        Ok(buf.len() > keep)
     }
 
     fn len_hint(&self) -> Option<u64> {

@@ -194,7 +194,6 @@ pub struct NpySource {
     big_endian: bool,
     total: u64,
     done: u64,
-    bytes: Vec<u8>,
 }
 
 impl NpySource {
@@ -226,22 +225,29 @@ impl NpySource {
             big_endian: descr.starts_with('>'),
             total,
             done: 0,
-            bytes: Vec::new(),
         })
     }
 }
 
 impl Source for NpySource {
-    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
-        buf.clear();
+    fn next_chunk_after(
+        &mut self,
+        buf: &mut Vec<f64>,
+        keep: usize,
+        max: usize,
+    ) -> Result<bool, DataError> {
+        buf.truncate(keep);
         let want = (self.total - self.done).min(max as u64) as usize;
         if want == 0 {
             return Ok(false);
         }
-        self.bytes.resize(want * 8, 0);
+        // Read straight into the bars: their memory is the file's bytes, swapped in place when
+        // the file's byte order is not this machine's.
+        buf.resize(keep + want, 0.0);
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[keep..]);
         let mut got = 0;
-        while got < self.bytes.len() {
-            match self.reader.read(&mut self.bytes[got..]) {
+        while got < bytes.len() {
+            match self.reader.read(&mut bytes[got..]) {
                 Ok(0) => {
                     return Err(DataError::Malformed {
                         format: ".npy",
@@ -258,15 +264,11 @@ impl Source for NpySource {
                 Err(e) => return Err(io_err(&self.path)(e)),
             }
         }
-        let big = self.big_endian;
-        buf.extend(self.bytes.chunks_exact(8).map(|b| {
-            let b: [u8; 8] = b.try_into().expect("chunks of 8");
-            if big {
-                f64::from_be_bytes(b)
-            } else {
-                f64::from_le_bytes(b)
+        if self.big_endian != cfg!(target_endian = "big") {
+            for x in &mut buf[keep..] {
+                *x = f64::from_bits(x.to_bits().swap_bytes());
             }
-        }));
+        }
         self.done += want as u64;
         Ok(true)
     }
@@ -291,6 +293,35 @@ impl Source for NpySource {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn big_endian_files_read_in_pieces_to_the_same_bits() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("be.npy");
+        let close: Vec<f64> = (0..1000).map(|i| 100.0 + (i as f64 * 0.37).sin()).collect();
+        let mut dict = "{'descr': '>f8', 'fortran_order': False, 'shape': (1000,), }".to_string();
+        // Version 1.0: magic, version, u16 header length, header padded to 64 with '\n' last.
+        while !(10 + dict.len() + 1).is_multiple_of(64) {
+            dict.push(' ');
+        }
+        dict.push('\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+        bytes.extend_from_slice(dict.as_bytes());
+        for x in &close {
+            bytes.extend_from_slice(&x.to_be_bytes());
+        }
+        std::fs::write(&p, bytes).unwrap();
+        assert_eq!(read_close_npy(&p).unwrap(), close);
+        let mut src = NpySource::open(&p).unwrap();
+        let mut buf = vec![-1.0; 3];
+        let mut back = Vec::new();
+        while src.next_chunk_after(&mut buf, 3, 333).unwrap() {
+            assert_eq!(buf[..3], [-1.0; 3]);
+            back.extend_from_slice(&buf[3..]);
+        }
+        assert_eq!(back, close);
+    }
 
     #[test]
     fn npy_round_trips() {

@@ -113,9 +113,14 @@ impl ParquetSource {
 
 impl Source for ParquetSource {
     /// The next row group, whatever `max` (a row group is the unit Parquet compresses).
-    fn next_chunk(&mut self, buf: &mut Vec<f64>, _max: usize) -> Result<bool, DataError> {
-        buf.clear();
-        while buf.is_empty() {
+    fn next_chunk_after(
+        &mut self,
+        buf: &mut Vec<f64>,
+        keep: usize,
+        _max: usize,
+    ) -> Result<bool, DataError> {
+        buf.truncate(keep);
+        while buf.len() == keep {
             if self.next_group >= self.reader.num_row_groups() {
                 return Ok(false);
             }

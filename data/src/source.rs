@@ -16,7 +16,19 @@ pub const CHUNK_BARS: usize = 1 << 18;
 pub trait Source: Send {
     /// Clears `buf` and fills it with up to `max` next bars; `Ok(false)` at the end of the
     /// series (then `buf` is empty).
-    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError>;
+    fn next_chunk(&mut self, buf: &mut Vec<f64>, max: usize) -> Result<bool, DataError> {
+        self.next_chunk_after(buf, 0, max)
+    }
+    /// As [`next_chunk`](Source::next_chunk), keeping the first `keep` values of `buf` (it
+    /// must hold that many) and appending the bars after them; `Ok(false)` at the end of the
+    /// series (then `buf` holds only those). A sweep reads each chunk behind room for the
+    /// bars it carries over, so the chunk is swept where it was read.
+    fn next_chunk_after(
+        &mut self,
+        buf: &mut Vec<f64>,
+        keep: usize,
+        max: usize,
+    ) -> Result<bool, DataError>;
     /// The number of bars, when the file says so up front (for progress and ETA).
     fn len_hint(&self) -> Option<u64>;
     /// The file.

@@ -36,9 +36,16 @@ pub fn sweep_file(
         inner: progress,
         combos: params.len() as u64,
     };
-    for_each_chunk(path, column, &work, |chunk| {
-        missing += chunk.iter().filter(|x| x.is_nan()).count() as u64;
-        if !push_observed(&mut sweeper, chunk, progress)? {
+    // Each chunk is read behind room for the bars the sweeper carries over, and swept there.
+    let room = sweeper.lookback();
+    read_chunks(path, column, room, &work, |buf, nans| {
+        missing += nans;
+        let bars = (buf.len() - room) as u64;
+        let swept = sweeper.push_observed_in_place(buf, room, &mut |combos| {
+            progress.advance(bars * combos as u64);
+            !progress.cancelled()
+        })?;
+        if !swept {
             bail!("interrupted; nothing was written");
         }
         Ok(())
@@ -121,25 +128,43 @@ pub fn for_each_chunk(
     progress: &dyn Progress,
     mut work: impl FnMut(&[f64]) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
+    read_chunks(path, column, 0, progress, |chunk, _| work(chunk))
+}
+
+/// [`for_each_chunk`], each chunk read behind `room` free slots (`work` gets them and the chunk
+/// as one slice) and handed over with its count of missing bars (NaN), counted on the reading
+/// thread: the caller's thread, between two parallel sweeps, neither copies the chunk nor makes
+/// a pass of its own over it.
+fn read_chunks(
+    path: &Path,
+    column: Option<&str>,
+    room: usize,
+    progress: &dyn Progress,
+    mut work: impl FnMut(&mut [f64], u64) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
     let mut src = open(path, column)?;
     progress.start(src.len_hint());
-    let (tx, rx) = mpsc::sync_channel::<Result<Vec<f64>, DataError>>(1);
+    let (tx, rx) = mpsc::sync_channel::<Result<(Vec<f64>, u64), DataError>>(1);
     let (back_tx, back_rx) = mpsc::channel::<Vec<f64>>();
     let reader = std::thread::spawn(move || {
         let mut read = 0u64;
         loop {
             let mut buf = back_rx.try_recv().unwrap_or_default();
-            let next = src
-                .next_chunk(&mut buf, CHUNK_BARS)
-                .and_then(|more| match more {
-                    true => validate_chunk(src.as_ref(), &buf, read).map(|()| true),
-                    false => Ok(false),
-                });
+            buf.clear();
+            buf.resize(room, 0.0);
+            let next =
+                src.next_chunk_after(&mut buf, room, CHUNK_BARS)
+                    .and_then(|more| match more {
+                        true => validate_chunk(src.as_ref(), &buf[room..], read).map(|()| true),
+                        false => Ok(false),
+                    });
             match next {
                 Ok(false) => return,
                 Ok(true) => {
-                    read += buf.len() as u64;
-                    if tx.send(Ok(buf)).is_err() {
+                    let chunk = &buf[room..];
+                    read += chunk.len() as u64;
+                    let nans = chunk.iter().filter(|x| x.is_nan()).count() as u64;
+                    if tx.send(Ok((buf, nans))).is_err() {
                         return; // the work stopped
                     }
                 }
@@ -162,14 +187,14 @@ pub fn for_each_chunk(
             outcome = Err(interrupted(bars));
             break;
         }
-        let chunk = match chunk {
+        let (mut chunk, nans) = match chunk {
             Ok(c) => c,
             Err(e) => {
                 outcome = Err(e.into());
                 break;
             }
         };
-        if let Err(e) = work(&chunk) {
+        if let Err(e) = work(&mut chunk, nans) {
             // A stop asked for inside the chunk (a long sweep checks between blocks of
             // combos) is said as one between chunks: how many bars were done.
             outcome = Err(if progress.cancelled() {
@@ -179,8 +204,9 @@ pub fn for_each_chunk(
             });
             break;
         }
-        bars += chunk.len() as u64;
-        progress.advance(chunk.len() as u64);
+        let read = (chunk.len() - room) as u64;
+        bars += read;
+        progress.advance(read);
         let _ = back_tx.send(chunk);
     }
     drop(rx);

@@ -13,9 +13,7 @@
 
 pub use crate::lookback::effective_window;
 use crate::{Backtest, Threads, Variant};
-use hullsweep_kernel::{
-    Combo, KernelError, SweepResult, ValidClose, validate_close, validate_params_and_fee,
-};
+use hullsweep_kernel::{Combo, KernelError, SweepResult, ValidClose, validate_params_and_fee};
 
 /// A resumable sweep: [`push`](Sweeper::push) chunks of a series in order, then
 /// [`finish`](Sweeper::finish). The result equals `variant.sweep(whole series)` bit for bit.
@@ -109,6 +107,31 @@ impl Sweeper {
         self.run(chunk, block, Some(observe))
     }
 
+    /// [`push_observed`](Sweeper::push_observed) of the chunk `buf[room..]`, swept where it
+    /// lies: the sweeper writes the bars it carries over (at most [`lookback`](Sweeper::lookback))
+    /// into the `room` slots before it, instead of copying the chunk behind them. Whatever
+    /// `buf[..room]` held is overwritten; with less room than the carried bars it copies as a
+    /// plain push does (a `room` past the end leaves an empty chunk). Same results, bit for
+    /// bit.
+    pub fn push_observed_in_place(
+        &mut self,
+        buf: &mut [f64],
+        room: usize,
+        observe: &mut dyn FnMut(usize) -> bool,
+    ) -> Result<bool, KernelError> {
+        let t = self.tail.len();
+        let Some(start) = room.checked_sub(t).filter(|_| room <= buf.len()) else {
+            return self.push_observed(buf.get(room..).unwrap_or_default(), observe);
+        };
+        let series = &mut buf[start..];
+        if series.len() == t {
+            return Ok(true);
+        }
+        series[..t].copy_from_slice(&self.tail);
+        let block = observed_block(self.params.len(), series.len());
+        self.sweep(series, t, block, Some(observe))
+    }
+
     /// The push, `block` combos at a time, `observe` told after each block.
     fn run(
         &mut self,
@@ -119,26 +142,50 @@ impl Sweeper {
         if chunk.is_empty() {
             return Ok(true);
         }
-        validate_close(chunk).map_err(|e| match e {
+        // The first push (and the batch) needs no copy.
+        if self.tail.is_empty() {
+            return self.sweep(chunk, 0, block, observe);
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        buf.extend_from_slice(&self.tail);
+        buf.extend_from_slice(chunk);
+        let from = self.tail.len();
+        let swept = self.sweep(&buf, from, block, observe);
+        self.buf = buf;
+        swept
+    }
+
+    /// Sweeps `series`, the carried tail (its first `from` bars) and then the chunk, `block`
+    /// combos at a time.
+    fn sweep(
+        &mut self,
+        series: &[f64],
+        from: usize,
+        block: usize,
+        observe: Option<&mut dyn FnMut(usize) -> bool>,
+    ) -> Result<bool, KernelError> {
+        debug_assert!(
+            series.len() > from
+                && series[..from]
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .eq(self.tail.iter().map(|x| x.to_bits()))
+        );
+        let chunk_len = series.len() - from;
+        let keep = self.lookback.min(series.len());
+        // One pass over the bars, on the thread between two parallel sweeps: the tail passed
+        // in an earlier push, so a bad price lies in the chunk, named by its index in the
+        // whole series.
+        let valid = ValidClose::new(series).map_err(|e| match e {
             KernelError::BadPrice { index, value } => KernelError::BadPrice {
-                index: index + self.bars as usize,
+                index: index - from + self.bars as usize,
                 value,
             },
             e => e,
         })?;
         // A combo's states are replaced only when the whole push succeeded.
         let mut states = self.states.clone();
-        let keep = self.lookback.min(self.tail.len() + chunk.len());
-        // The first push (and the batch) needs no copy.
-        let (series, from) = if self.tail.is_empty() {
-            (chunk, 0)
-        } else {
-            self.buf.clear();
-            self.buf.extend_from_slice(&self.tail);
-            self.buf.extend_from_slice(chunk);
-            (&self.buf[..], self.tail.len())
-        };
-        let valid = ValidClose::new(series)?;
         let mut observe = observe;
         for (p, s) in self.params.chunks(block).zip(states.chunks_mut(block)) {
             let f = self.variant;
@@ -152,7 +199,7 @@ impl Sweeper {
         self.tail.clear();
         self.tail.extend_from_slice(&series[series.len() - keep..]);
         self.states = states;
-        self.bars += chunk.len() as u64;
+        self.bars += chunk_len as u64;
         Ok(true)
     }
 

@@ -258,3 +258,60 @@ fn the_timed_sweep_is_the_sweep_with_its_stages_timed() {
         );
     }
 }
+
+/// A push in place (the chunk behind room for the carried bars) gives the copying push's bits
+/// for every variant, with room to spare, exactly enough room, and too little (it then copies),
+/// NaN runs across the cuts included; a bad price is named by its index in the whole series
+/// and leaves the state as it was.
+#[test]
+fn a_push_in_place_is_the_copying_push() {
+    let mut close = gbm(3_000, 5, 0.01).unwrap();
+    for v in &mut close[990..1_010] {
+        *v = f64::NAN;
+    }
+    let params: Vec<Combo> = [5, 9, 30, 64].into_iter().map(derive_windows).collect();
+    let lookback = params.iter().map(effective_window).max().unwrap() - 1;
+    for &variant in Variant::ALL {
+        let want = variant
+            .sweep(&close, &params, 0.09, Threads::Fixed(2))
+            .unwrap();
+        for room in [0, lookback / 2, lookback, lookback + 7] {
+            let mut s = Sweeper::new(&params, 0.09, variant, Threads::Fixed(2)).unwrap();
+            let mut observed = 0;
+            for chunk in close.chunks(1_000) {
+                let mut buf = vec![-1.0; room];
+                buf.extend_from_slice(chunk);
+                let done = s
+                    .push_observed_in_place(&mut buf, room, &mut |n| {
+                        observed += n;
+                        true
+                    })
+                    .unwrap();
+                assert!(done);
+            }
+            assert_eq!(observed, 3 * params.len(), "{variant:?} room {room}");
+            assert_eq!(s.bars(), 3_000);
+            assert_eq!(
+                bits(&s.finish().unwrap()),
+                bits(&want),
+                "{variant:?} {room}"
+            );
+        }
+    }
+    let mut s = Sweeper::new(&params, 0.09, Variant::Rolling, Threads::Fixed(1)).unwrap();
+    let mut buf = vec![0.0; lookback];
+    buf.extend_from_slice(&close[..1_000]);
+    s.push_observed_in_place(&mut buf, lookback, &mut |_| true)
+        .unwrap();
+    let mut bad = vec![0.0; lookback];
+    bad.extend_from_slice(&close[1_000..2_000]);
+    bad[lookback + 42] = -3.0;
+    assert_eq!(
+        s.push_observed_in_place(&mut bad, lookback, &mut |_| true),
+        Err(KernelError::BadPrice {
+            index: 1_042,
+            value: -3.0
+        })
+    );
+    assert_eq!(s.bars(), 1_000);
+}
