@@ -100,8 +100,11 @@ fn reap(live: &Mutex<HashMap<u64, Conn>>, config: &Config) {
             l.stream.shutdown();
             continue;
         }
+        // The phase first: a connection stamps before it moves the phase, so the stamp read
+        // after a phase is at least as new as that phase (the phase's store releases it).
+        let phase = l.watch.phase.load(Ordering::SeqCst);
         let quiet = l.watch.quiet();
-        let (phase, msg) = match l.watch.phase.load(Ordering::SeqCst) {
+        let (phase, msg) = match phase {
             READING if quiet > config.read_timeout => (
                 READING,
                 format!(
