@@ -65,10 +65,10 @@ pub fn run_metrics(
             .collect();
         (rows, extra)
     } else {
-        let close = match series {
-            super::folds::Series::Memory(close) => close.to_vec(),
+        let close: std::borrow::Cow<'_, [f64]> = match series {
+            super::folds::Series::Memory(close) => (*close).into(),
             super::folds::Series::File { path, column } => {
-                hullsweep_data::read_close(path, *column)?
+                hullsweep_data::read_close(path, *column)?.into()
             }
         };
         let start = Instant::now();

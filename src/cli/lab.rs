@@ -88,7 +88,7 @@ pub struct Args {
         default_value = "100000,1000000,10000000,100000000,1000000000"
     )]
     scale_bars: Vec<u64>,
-    /// Longest series the scale study also sweeps --in-memory (about 170 bytes a bar).
+    /// Longest series the scale study also sweeps --in-memory (the series' 8 bytes a bar more).
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     scale_in_memory_max: u64,
     /// Where the scale study keeps its data files (reused between runs).

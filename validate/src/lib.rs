@@ -49,5 +49,5 @@ mod validation;
 pub use error::ValidateError;
 pub use fold_sweep::{ColumnSink, ComboSummary, FoldRow, FoldSpec, FoldSweep};
 pub use replay::{InMemory, Replay};
-pub use sweeper::{FoldSweeper, fold_sweep};
+pub use sweeper::{FoldSweeper, PIECE_BARS, fold_sweep};
 pub use validation::{Plan, Validation, WalkForward, validate, validate_replay};

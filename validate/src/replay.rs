@@ -3,6 +3,7 @@
 //! it never needs the series in memory.
 
 use crate::error::ValidateError;
+use crate::sweeper::PIECE_BARS;
 use hullsweep_kernel::ValidClose;
 
 /// A series that can be read again from its start, in pieces: the whole of it in memory
@@ -19,7 +20,8 @@ pub trait Replay {
     ) -> Result<(), ValidateError>;
 }
 
-/// A series in memory, replayed as one piece.
+/// A series in memory, replayed in pieces of [`PIECE_BARS`]: a long series costs what a file read
+/// in chunks costs (see [`FoldSweeper::push_in_pieces`](crate::FoldSweeper::push_in_pieces)).
 #[derive(Clone, Copy, Debug)]
 pub struct InMemory<'a>(pub ValidClose<'a>);
 
@@ -32,6 +34,6 @@ impl Replay for InMemory<'_> {
         &mut self,
         each: &mut dyn FnMut(&[f64]) -> Result<(), ValidateError>,
     ) -> Result<(), ValidateError> {
-        each(self.0.bars())
+        self.0.bars().chunks(PIECE_BARS).try_for_each(each)
     }
 }

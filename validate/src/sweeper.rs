@@ -18,6 +18,10 @@ use std::ops::Range;
 /// between being written and being summed.
 const BLOCK_BARS: usize = 4096;
 
+/// Bars of a series in memory swept at a time ([`FoldSweeper::push_in_pieces`]): 2 MiB, the
+/// chunk a file is read in, so a series costs the same swept from memory as from a file.
+pub const PIECE_BARS: usize = 1 << 18;
+
 thread_local! {
     /// The worker's block of bar returns, reused for every combo it runs.
     static SCRATCH: std::cell::RefCell<ReturnScratch> =
@@ -123,6 +127,58 @@ impl FoldSweeper {
         if chunk.is_empty() {
             return Ok(());
         }
+        self.check(chunk)?;
+        let keep = self.tail.len();
+        // The first piece is swept in place; later ones after the lookback they need.
+        let mut buf = std::mem::take(&mut self.buf);
+        let swept = if keep == 0 {
+            self.sweep(chunk, 0, column)
+        } else {
+            buf.clear();
+            buf.extend_from_slice(&self.tail);
+            buf.extend_from_slice(chunk);
+            self.sweep(&buf, keep, column)
+        };
+        if swept.is_ok() {
+            let held = if keep == 0 { chunk } else { &buf[..] };
+            self.keep_tail(held);
+        }
+        self.buf = buf;
+        swept
+    }
+
+    /// Bars held in memory, pushed a piece of [`PIECE_BARS`] at a time: the same as [`push`] on
+    /// each piece (so the same bits as one push of them all), but each piece after the first is
+    /// swept where it lies, the bars before it being its lookback. One push of a long series
+    /// would keep every position change of a combo over the whole of it and read the series
+    /// from memory once per combo; a piece's changes stay small and its bars stay in cache
+    /// from one combo to the next. Checked as [`push`] checks, before any bar is swept.
+    ///
+    /// [`push`]: FoldSweeper::push
+    pub fn push_in_pieces(
+        &mut self,
+        bars: &[f64],
+        column: Option<ColumnSink<'_>>,
+    ) -> Result<(), ValidateError> {
+        self.check(bars)?;
+        let mut at = 0;
+        while at < bars.len() {
+            let end = (at + PIECE_BARS).min(bars.len());
+            if at < self.lookback {
+                // Not yet a whole lookback in `bars` before the piece: the tail carries it.
+                self.push(&bars[at..end], column)?;
+            } else {
+                let keep = self.lookback;
+                self.sweep(&bars[at - keep..end], keep, column)?;
+                self.keep_tail(&bars[..end]);
+            }
+            at = end;
+        }
+        Ok(())
+    }
+
+    /// Refuses a bad price (by its index in the whole series) and bars past the declared length.
+    fn check(&self, chunk: &[f64]) -> Result<(), ValidateError> {
         validate_close(chunk).map_err(|e| match e {
             KernelError::BadPrice { index, value } => KernelError::BadPrice {
                 index: index + self.pushed,
@@ -138,17 +194,27 @@ impl FoldSweeper {
             }
             .into());
         }
-        let keep = self.tail.len();
+        Ok(())
+    }
+
+    /// The lookback the next piece needs: the last bars of `held`, which ends at the last bar
+    /// pushed.
+    fn keep_tail(&mut self, held: &[f64]) {
+        let keep = self.lookback.min(held.len());
+        self.tail.clear();
+        self.tail.extend_from_slice(&held[held.len() - keep..]);
+    }
+
+    /// Sweeps the bars of `buf` after its first `keep` (the lookback, swept already), every
+    /// combo resumed from its state and its returns folded; the state moves on only when all
+    /// of it succeeds.
+    fn sweep(
+        &mut self,
+        buf: &[f64],
+        keep: usize,
+        column: Option<ColumnSink<'_>>,
+    ) -> Result<(), ValidateError> {
         let base = self.pushed - keep;
-        // The first piece is swept in place; later ones after the lookback they need.
-        let buf: &[f64] = if keep == 0 {
-            chunk
-        } else {
-            self.buf.clear();
-            self.buf.extend_from_slice(&self.tail);
-            self.buf.extend_from_slice(chunk);
-            &self.buf
-        };
         let starts: Vec<RunState> = self.combos.iter().map(|c| c.state).collect();
         let (combos, bounds) = (&self.combos, &self.bounds[..]);
         let folded = self.variant.sweep_runs_from(
@@ -197,11 +263,8 @@ impl FoldSweeper {
                 c
             },
         )?;
-        let keep = self.lookback.min(buf.len());
-        let tail = buf[buf.len() - keep..].to_vec();
-        self.tail = tail;
         self.combos = folded;
-        self.pushed += chunk.len();
+        self.pushed += buf.len() - keep;
         Ok(())
     }
 
@@ -248,8 +311,8 @@ impl FoldSweeper {
 
 /// Runs `variant` over every combo once, folding each one's bar returns into `spec`'s folds
 /// (and walk-forward segments) and, when given, handing them to `column`: a
-/// [`FoldSweeper`] fed the whole series at once. Inputs are checked first; errors name the
-/// value.
+/// [`FoldSweeper`] fed the whole series ([`FoldSweeper::push_in_pieces`]). Inputs are checked
+/// first; errors name the value.
 pub fn fold_sweep(
     variant: Variant,
     close: ValidClose<'_>,
@@ -261,6 +324,6 @@ pub fn fold_sweep(
 ) -> Result<FoldSweep, ValidateError> {
     let bars = close.bars();
     let mut sweeper = FoldSweeper::new(variant, params, fee_pct, threads, bars.len(), spec)?;
-    sweeper.push(bars, column)?;
+    sweeper.push_in_pieces(bars, column)?;
     sweeper.finish()
 }

@@ -4,7 +4,7 @@
 
 use hullsweep_kernel::{Combo, ValidClose};
 use hullsweep_research::WalkSpec;
-use hullsweep_validate::{FoldSpec, FoldSweep, FoldSweeper, fold_sweep};
+use hullsweep_validate::{FoldSpec, FoldSweep, FoldSweeper, PIECE_BARS, fold_sweep};
 use hullsweep_variants::{Threads, Variant};
 use proptest::prelude::*;
 use std::sync::Mutex;
@@ -165,4 +165,60 @@ fn lengths_other_than_declared_are_refused_by_bar() {
     let mut s = new();
     s.push(&close, None).unwrap();
     assert_eq!(fingerprint(&s.finish().unwrap()), fingerprint(&whole));
+}
+
+/// A series in memory longer than a piece is swept a piece at a time, each in place after its
+/// lookback: the same bits, returns included, as one push of it all, whether the sweeper starts
+/// fresh or after a push (the lookback then partly in its tail), and with a window longer than
+/// the first piece's lookback.
+#[test]
+fn a_long_series_in_memory_in_pieces_is_one_push_of_it() {
+    let bars = PIECE_BARS * 2 + 1_000;
+    let close = hullsweep_kernel::gbm(bars, 7, 0.002).unwrap();
+    let mut params = hullsweep_kernel::default_params()[..4].to_vec();
+    // Windows 3,000 bars long: the lookback reaches past the first push below.
+    params.push(hullsweep_kernel::derive_windows(3_000));
+    let walk = WalkSpec {
+        train: bars / 3,
+        test: bars / 5,
+        anchored: false,
+    };
+    let spec = FoldSpec {
+        folds: Some(6),
+        walk: Some(&walk),
+    };
+    let v = Variant::fastest();
+    let run = |head: usize, in_pieces: bool| {
+        let seen = Mutex::new(Vec::new());
+        let sink =
+            |k: usize, bar: usize, r: &[f64]| seen.lock().unwrap().push((k, bar, r.to_vec()));
+        let mut s = FoldSweeper::new(v, &params, 0.09, Threads::Fixed(2), bars, spec).unwrap();
+        s.push(&close[..head], Some(&sink)).unwrap();
+        if in_pieces {
+            s.push_in_pieces(&close[head..], Some(&sink)).unwrap();
+        } else {
+            s.push(&close[head..], Some(&sink)).unwrap();
+        }
+        let swept = s.finish().unwrap();
+        (fingerprint(&swept), columns(seen, params.len(), bars))
+    };
+    let whole = run(0, false);
+    for head in [0, 1_000] {
+        let got = run(head, true);
+        assert_eq!(got.0, whole.0, "head {head}");
+        for (k, (a, b)) in got.1.iter().zip(&whole.1).enumerate() {
+            assert_eq!(bits(a), bits(b), "head {head} combo {k}");
+        }
+    }
+    let via = fold_sweep(
+        v,
+        ValidClose::new(&close).unwrap(),
+        &params,
+        0.09,
+        Threads::Fixed(2),
+        spec,
+        None,
+    )
+    .unwrap();
+    assert_eq!(fingerprint(&via), whole.0, "fold_sweep pieces its series");
 }
