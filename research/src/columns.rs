@@ -82,6 +82,7 @@ impl ColumnSums {
     }
 
     /// Adds the next bars' returns in order: the same as [`Self::push`] on each.
+    #[inline(always)]
     pub fn push_slice(&mut self, xs: &[f64]) {
         let Some(&first) = xs.first() else {
             return;

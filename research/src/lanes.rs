@@ -28,8 +28,10 @@ pub(crate) struct Lanes {
 }
 
 impl Lanes {
-    /// Adds `xs`, the bars at positions `at..` of the segment, about `shift`.
-    #[inline]
+    /// Adds `xs`, the bars at positions `at..` of the segment, about `shift`. Always inlined, so
+    /// that a caller compiled for a wider instruction set (the fold sweep's returns pass) adds
+    /// the lanes with it.
+    #[inline(always)]
     pub(crate) fn add(&mut self, at: usize, xs: &[f64], shift: f64) {
         // Up to the next multiple of LANES one at a time; then whole rows of lanes, the loop
         // the compiler vectorises; then the rest.

@@ -99,6 +99,23 @@ impl ComboRun<'_> {
         &self,
         scratch: &mut ReturnScratch,
         limit: f64,
+        f: impl FnMut(usize, &[f64], bool),
+    ) -> RunState {
+        #[cfg(target_arch = "x86_64")]
+        if scratch.wide {
+            // SAFETY: a wide scratch is made only where the CPU has AVX-512F (`new`).
+            return unsafe { x86::blocks_avx512(self, scratch, limit, f) };
+        }
+        self.blocks(scratch, limit, f)
+    }
+
+    /// [`Self::for_each_block_within`]'s loop, inlined into each tier's function so that `f`
+    /// (folding a block's returns, as the fold sweep does) compiles at that tier too.
+    #[inline(always)]
+    fn blocks(
+        &self,
+        scratch: &mut ReturnScratch,
+        limit: f64,
         mut f: impl FnMut(usize, &[f64], bool),
     ) -> RunState {
         let (close, changes) = (self.close, self.changes);
@@ -315,7 +332,19 @@ fn eights(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::Carry;
+    use super::{Carry, ReturnScratch};
+    use crate::returns::{ComboRun, RunState};
+
+    /// [`ComboRun::for_each_block_within`] compiled for AVX-512F, `f` with it.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn blocks_avx512(
+        run: &ComboRun<'_>,
+        scratch: &mut ReturnScratch,
+        limit: f64,
+        f: impl FnMut(usize, &[f64], bool),
+    ) -> RunState {
+        run.blocks(scratch, limit, f)
+    }
     use std::arch::x86_64::{
         __m512d, __m512i, _CMP_NLE_UQ, _mm_cvtsi64_si128, _mm512_abs_pd, _mm512_add_pd,
         _mm512_alignr_epi64, _mm512_castpd_si512, _mm512_castsi512_pd, _mm512_cmp_pd_mask,
