@@ -103,24 +103,22 @@ impl Backtest {
         *self = s;
     }
 
-    /// [`Backtest::step`] at bar `i`, keeping the metrics when `track` is set. The trade's PnL
-    /// is recomputed from the same operands by the same expression `step` adds to `pnl`, so the
-    /// accumulators see exactly the bits the reference's `t` has.
+    /// [`Backtest::step`] at bar `i`, keeping the metrics when `track` is set; says what the bar
+    /// did to the position. A closed trade's PnL is the value `step` adds to `pnl`, so the
+    /// accumulators (and a caller recording trades) see exactly the bits the reference's `t` has.
     #[inline(always)]
-    pub(crate) fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
+    pub(crate) fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) -> Moved {
         if !self.track {
-            return self.step(c, d, fee_pct);
+            return self.step_moved(c, d, fee_pct);
         }
-        let (pos, entry) = (self.pos, self.entry);
-        self.step(c, d, fee_pct);
-        if self.pos != pos {
-            if pos == 0 {
-                self.tally.entered(i);
-            } else {
-                let t = pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct;
-                self.tally.trade(pos, t, self.pnl);
-            }
+        let pos = self.pos;
+        let moved = self.step_moved(c, d, fee_pct);
+        match moved {
+            Moved::Held => {}
+            Moved::Opened => self.tally.entered(i),
+            Moved::Reversed(t) => self.tally.trade(pos, t, self.pnl),
         }
+        moved
     }
 
     /// Chunks of bars in which an open position cannot change are skipped in one step: with
@@ -157,10 +155,17 @@ impl Backtest {
     /// One bar of the spec's loop, `d = hma - hma3`.
     #[inline(always)]
     pub(crate) fn step(&mut self, c: f64, d: f64, fee_pct: f64) {
+        self.step_moved(c, d, fee_pct);
+    }
+
+    /// [`Backtest::step`], saying what the bar did to the position.
+    #[inline(always)]
+    fn step_moved(&mut self, c: f64, d: f64, fee_pct: f64) -> Moved {
         if d.is_nan() {
             self.prev = f64::NAN;
-            return;
+            return Moved::Held;
         }
+        let mut moved = Moved::Held;
         if !self.prev.is_nan() {
             let sig = if self.prev <= 0.0 && d > 0.0 {
                 1
@@ -170,16 +175,32 @@ impl Backtest {
                 0
             };
             if sig != 0 && sig != self.pos {
-                if self.pos != 0 {
-                    self.pnl += self.pos as f64 * (c / self.entry - 1.0) * 100.0 - fee_pct;
+                moved = if self.pos != 0 {
+                    let t = self.pos as f64 * (c / self.entry - 1.0) * 100.0 - fee_pct;
+                    self.pnl += t;
                     self.trades += 1;
-                }
+                    Moved::Reversed(t)
+                } else {
+                    Moved::Opened
+                };
                 self.pos = sig;
                 self.entry = c;
             }
         }
         self.prev = d;
+        moved
     }
+}
+
+/// What one bar of the loop did to the position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Moved {
+    /// Nothing: the position (or flatness) holds.
+    Held,
+    /// The first entry.
+    Opened,
+    /// A reversal, closing a trade with this PnL (the loop's `t`, fee included).
+    Reversed(f64),
 }
 
 /// An event loop a pipeline can drive: [`Backtest`] itself, or a wrapper that also watches its
@@ -213,7 +234,7 @@ impl EventLoop for Backtest {
     }
     #[inline(always)]
     fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
-        Backtest::step_at(self, i, c, d, fee_pct);
+        let _ = Backtest::step_at(self, i, c, d, fee_pct);
     }
     #[inline(always)]
     fn feed(&mut self, at: usize, close: &[f64], hma: &[f64], hma3: &[f64], fee_pct: f64) {

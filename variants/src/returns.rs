@@ -7,7 +7,7 @@
 //! kernel's operations in the kernel's order: the same bits as
 //! [`hullsweep_kernel::backtest_returns`], for every variant (`tests/returns.rs`).
 
-use crate::backtest::EventLoop;
+use crate::backtest::{EventLoop, Moved};
 use crate::{Backtest, Threads, Variant};
 use hullsweep_kernel::{Combo, KernelError, Metrics, ValidClose};
 
@@ -115,19 +115,19 @@ impl EventLoop for Recorder {
 
     #[inline(always)]
     fn step_at(&mut self, i: usize, c: f64, d: f64, fee_pct: f64) {
-        let (pos, entry) = (self.bt.pos, self.bt.entry);
-        self.bt.step_at(i, c, d, fee_pct);
-        if self.bt.pos != pos {
-            // The loop's own expression on the same operands: the bits it added to `pnl`.
-            let trade = (pos != 0).then(|| pos as f64 * (c / entry - 1.0) * 100.0 - fee_pct);
-            self.changes.push(Change {
-                bar: i,
-                pos: self.bt.pos,
-                entry: self.bt.entry,
-                realized: self.bt.pnl,
-                trade,
-            });
-        }
+        let trade = match self.bt.step_at(i, c, d, fee_pct) {
+            Moved::Held => return,
+            Moved::Opened => None,
+            // The value the loop added to `pnl`.
+            Moved::Reversed(t) => Some(t),
+        };
+        self.changes.push(Change {
+            bar: i,
+            pos: self.bt.pos,
+            entry: self.bt.entry,
+            realized: self.bt.pnl,
+            trade,
+        });
     }
 }
 
