@@ -15,13 +15,34 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-fn main() {
-    let arg = |i: usize, default: usize| {
-        std::env::args()
-            .nth(i)
-            .map_or(default, |s| s.parse().expect("a whole number"))
+const USAGE: &str = "usage: fold_cost [ROUNDS (9)] [BARS (150000)] [COMBOS (80)] [THREADS (2)]";
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let arg = |i: usize, name: &str, default: usize| match std::env::args().nth(i) {
+        None => Ok(default),
+        Some(s) => match s.parse::<usize>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!(
+                "{name} must be a whole number above 0, got {s:?}\n{USAGE}"
+            )),
+        },
     };
-    let (rounds, bars, combos, threads) = (arg(1, 9), arg(2, 150_000), arg(3, 80), arg(4, 2));
+    let (rounds, bars, combos, threads) = (
+        arg(1, "ROUNDS", 9)?,
+        arg(2, "BARS", 150_000)?,
+        arg(3, "COMBOS", 80)?,
+        arg(4, "THREADS", 2)?,
+    );
     let close = gbm(bars, 42, 0.01).expect("a valid series");
     let params = grid(GridSpec {
         lo: 6,
@@ -77,4 +98,5 @@ fn main() {
         a * 1e3,
         a / p
     );
+    Ok(())
 }
