@@ -410,6 +410,7 @@ fn roofline_markdown(b: &Breakdown, svg_name: &str, mib: impl Fn(usize) -> f64) 
             let op = match p.op {
                 ceilings::Op::MulAdd => "multiply + add",
                 ceilings::Op::Fma => "FMA",
+                ceilings::Op::Div => "divide",
             };
             format!("{} {op} {:.1} GFlop/s", p.isa.name(), p.flops / 1e9)
         })
@@ -418,7 +419,7 @@ fn roofline_markdown(b: &Breakdown, svg_name: &str, mib: impl Fn(usize) -> f64) 
         |x: Option<usize>| x.map_or("unknown".to_string(), |v| format!("{:.1} MiB", mib(v)));
     s += &format!(
         "Ceilings of one core, measured here. Flops: 12 independent chains of `x = x·m + a` (or \
-         a fused multiply-add) per instruction set, the baseline as plain Rust auto-vectorised \
+         a fused multiply-add, or `x = x / m`: a division, one flop) per instruction set, the baseline as plain Rust auto-vectorised \
          to 2 lanes (SSE2 on x86-64), AVX2 and AVX-512 through `core::arch` at run time; the \
          best of 5 samples of {:.0} ms: {}. The kernels' ceiling is multiply + add at the \
          instruction set `rolling` runs its fast path at ({}), since a fused multiply-add would \

@@ -15,6 +15,19 @@ pub enum Op {
     MulAdd,
     /// A fused multiply-add: one instruction, two flops, one rounding.
     Fma,
+    /// A division: one instruction, one flop, the slowest of them; the bar returns divide a
+    /// close by an entry price at every bar of every combo (docs/research.md, "Speed").
+    Div,
+}
+
+impl Op {
+    /// Flops of one step of a chain.
+    fn flops(self) -> usize {
+        match self {
+            Op::MulAdd | Op::Fma => 2,
+            Op::Div => 1,
+        }
+    }
 }
 
 /// The instruction set a peak is compiled for.
@@ -164,8 +177,12 @@ macro_rules! twelve {
 /// The baseline: plain Rust on pairs of lanes, which LLVM turns into 2-lane vector instructions
 /// (SSE2 on x86-64, NEON on aarch64) with no run-time dispatch; x86-64 has no fused multiply-add
 /// at its baseline ([`Isa::has_fma`]).
-fn baseline(iters: u64, m: f64, a: f64, fma: bool) -> f64 {
-    let step = |x: f64| if fma { x.mul_add(m, a) } else { x * m + a };
+fn baseline(iters: u64, m: f64, a: f64, op: Op) -> f64 {
+    let step = |x: f64| match op {
+        Op::MulAdd => x * m + a,
+        Op::Fma => x.mul_add(m, a),
+        Op::Div => x / m,
+    };
     twelve!(
         iters,
         |c: usize| [1.0 + c as f64 * 1e-3, 1.0 - c as f64 * 1e-3],
@@ -178,68 +195,72 @@ fn baseline(iters: u64, m: f64, a: f64, fma: bool) -> f64 {
 mod x86 {
     use std::arch::x86_64::*;
 
+    use super::Op;
+
     /// # Safety
     /// The CPU must support AVX2 and FMA.
     #[target_feature(enable = "avx,avx2,fma")]
-    pub(super) unsafe fn avx2(iters: u64, m: f64, a: f64, fma: bool) -> f64 {
+    pub(super) unsafe fn avx2(iters: u64, m: f64, a: f64, op: Op) -> f64 {
         let (mv, av) = (_mm256_set1_pd(m), _mm256_set1_pd(a));
         let init = |c: usize| _mm256_set1_pd(1.0 + c as f64 * 1e-3);
         let sum = |v: __m256d| {
             let x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
             _mm_cvtsd_f64(x) + _mm_cvtsd_f64(_mm_unpackhi_pd(x, x))
         };
-        if fma {
-            twelve!(iters, init, |x| _mm256_fmadd_pd(x, mv, av), |v| sum(v))
-        } else {
-            twelve!(
+        match op {
+            Op::Fma => twelve!(iters, init, |x| _mm256_fmadd_pd(x, mv, av), |v| sum(v)),
+            Op::MulAdd => twelve!(
                 iters,
                 init,
                 |x| _mm256_add_pd(_mm256_mul_pd(x, mv), av),
                 |v| sum(v)
-            )
+            ),
+            Op::Div => twelve!(iters, init, |x| _mm256_div_pd(x, mv), |v| sum(v)),
         }
     }
 
     /// # Safety
     /// The CPU must support AVX-512F and FMA.
     #[target_feature(enable = "avx512f,fma")]
-    pub(super) unsafe fn avx512(iters: u64, m: f64, a: f64, fma: bool) -> f64 {
+    pub(super) unsafe fn avx512(iters: u64, m: f64, a: f64, op: Op) -> f64 {
         let (mv, av) = (_mm512_set1_pd(m), _mm512_set1_pd(a));
         let init = |c: usize| _mm512_set1_pd(1.0 + c as f64 * 1e-3);
-        if fma {
-            twelve!(iters, init, |x| _mm512_fmadd_pd(x, mv, av), |v| {
+        match op {
+            Op::Fma => twelve!(iters, init, |x| _mm512_fmadd_pd(x, mv, av), |v| {
                 _mm512_reduce_add_pd(v)
-            })
-        } else {
-            twelve!(
+            }),
+            Op::MulAdd => twelve!(
                 iters,
                 init,
                 |x| _mm512_add_pd(_mm512_mul_pd(x, mv), av),
                 |v| _mm512_reduce_add_pd(v)
-            )
+            ),
+            Op::Div => twelve!(iters, init, |x| _mm512_div_pd(x, mv), |v| {
+                _mm512_reduce_add_pd(v)
+            }),
         }
     }
 }
 
 /// Runs the chains for `isa`; `None` when this CPU lacks it (or its FMA, for [`Op::Fma`]).
 fn run(isa: Isa, op: Op, iters: u64) -> Option<f64> {
-    let fma = op == Op::Fma;
-    if fma && !isa.has_fma() {
+    if op == Op::Fma && !isa.has_fma() {
         return None;
     }
-    // Constants the compiler cannot see: the chains converge to a / (1 - m) = 1, no subnormals.
+    // Constants the compiler cannot see: the multiply-add chains converge to a / (1 - m) = 1,
+    // the division chains grow by a factor 1 + 1e-9 a step: no subnormals, no overflow.
     let (m, a) = (black_box(1.0 - 1e-9), black_box(1e-9));
     match isa {
-        Isa::Baseline => Some(baseline(iters, m, a, fma)),
+        Isa::Baseline => Some(baseline(iters, m, a, op)),
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 if std::arch::is_x86_feature_detected!("avx2") && isa.has_fma() => {
             // SAFETY: the CPU has AVX2 and FMA, checked on the line above.
-            Some(unsafe { x86::avx2(iters, m, a, fma) })
+            Some(unsafe { x86::avx2(iters, m, a, op) })
         }
         #[cfg(target_arch = "x86_64")]
         Isa::Avx512 if std::arch::is_x86_feature_detected!("avx512f") && isa.has_fma() => {
             // SAFETY: the CPU has AVX-512F and FMA, checked on the line above.
-            Some(unsafe { x86::avx512(iters, m, a, fma) })
+            Some(unsafe { x86::avx512(iters, m, a, op) })
         }
         _ => None,
     }
@@ -248,7 +269,7 @@ fn run(isa: Isa, op: Op, iters: u64) -> Option<f64> {
 /// The peak of `isa` and `op` on this core: `samples` runs of about `secs` each, the best kept.
 /// `None` when the CPU lacks the instruction set.
 pub fn peak(isa: Isa, op: Op, secs: f64, samples: usize) -> Option<Peak> {
-    let flops_per_iter = (2 * CHAINS * isa.lanes()) as f64;
+    let flops_per_iter = (op.flops() * CHAINS * isa.lanes()) as f64;
     // Calibrate: double the steps until one run takes a tenth of the target.
     let mut iters = 1_000u64;
     loop {
@@ -274,11 +295,12 @@ pub fn peak(isa: Isa, op: Op, secs: f64, samples: usize) -> Option<Peak> {
     })
 }
 
-/// Every peak this CPU has: each instruction set, multiply-add and (where it exists) FMA.
+/// Every peak this CPU has: each instruction set, multiply-add, (where it exists) FMA, and
+/// division.
 pub fn peaks(secs: f64, samples: usize) -> Vec<Peak> {
     let mut out = Vec::new();
     for isa in Isa::available() {
-        for op in [Op::MulAdd, Op::Fma] {
+        for op in [Op::MulAdd, Op::Fma, Op::Div] {
             out.extend(peak(isa, op, secs, samples));
         }
     }
@@ -381,10 +403,9 @@ mod tests {
     #[test]
     fn peaks_and_bandwidths_are_measured_and_plausible() {
         let all = peaks(0.002, 1);
-        assert!(
-            all.iter()
-                .any(|p| p.isa == Isa::Baseline && p.op == Op::MulAdd)
-        );
+        for op in [Op::MulAdd, Op::Div] {
+            assert!(all.iter().any(|p| p.isa == Isa::Baseline && p.op == op));
+        }
         for p in &all {
             // Between 10 Mflop/s (a debug build on a loaded machine) and 10 Tflop/s per core.
             assert!(p.flops > 1e7 && p.flops < 1e13, "{p:?}");

@@ -314,6 +314,7 @@ pub fn svg(
         let op = match p.op {
             Op::MulAdd => "mul+add",
             Op::Fma => "FMA",
+            Op::Div => "divide",
         };
         chart
             .draw_series(LineSeries::new(
