@@ -135,10 +135,40 @@ pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str)
             },
         );
     }
+    s += &flatness(points, combos);
     s += &format!(
         "\n![wall time and peak RSS against series length]({svg_name})\n\n{notes}\n{END}\n"
     );
     s
+}
+
+/// Issue 30's targets, where the points are there: a streamed sweep's cost per bar·combo at 1e8
+/// bars at most 1.1 times its cost at 1e7, and at 1e9 at most 1.15 times.
+fn flatness(points: &[Point], combos: usize) -> String {
+    let streamed = |bars: u64| points.iter().find(|p| !p.in_memory && p.bars == bars);
+    let Some(base) = streamed(10_000_000) else {
+        return String::new();
+    };
+    let parts: Vec<String> = [(100_000_000u64, 1.1), (1_000_000_000, 1.15)]
+        .into_iter()
+        .filter_map(|(bars, limit)| {
+            let p = streamed(bars)?;
+            // Cost per bar·combo is the inverse of the rate.
+            let ratio = rate(base, combos) / rate(p, combos);
+            let verdict = if ratio <= limit { "met" } else { "missed" };
+            Some(format!(
+                "at {:.0e} bars {ratio:.3}x its cost at 1e7 (target <= {limit}: {verdict})",
+                bars as f64
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nTargets (issue 30): a streamed sweep's cost per bar·combo {}.\n",
+        parts.join(", and ")
+    )
 }
 
 /// Replaces the section in `report` (or appends it).
@@ -214,6 +244,32 @@ pub fn svg(points: &[Point], path: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flatness_is_cost_per_bar_combo_against_1e7_bars() {
+        let p = |bars, secs| Point {
+            bars,
+            in_memory: false,
+            secs,
+            rss_mib: 40.0,
+        };
+        // 1e8 bars in 10.5 times the time of 1e7: 1.05 times the cost; 1e9 in 120 times: 1.2.
+        let pts = [
+            p(10_000_000, 1.0),
+            p(100_000_000, 10.5),
+            p(1_000_000_000, 120.0),
+        ];
+        let s = flatness(&pts, 80);
+        assert!(
+            s.contains("at 1e8 bars 1.050x its cost at 1e7 (target <= 1.1: met)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("at 1e9 bars 1.200x its cost at 1e7 (target <= 1.15: missed)"),
+            "{s}"
+        );
+        assert_eq!(flatness(&pts[1..], 80), "", "no 1e7 point, no verdict");
+    }
 
     #[test]
     fn the_section_is_replaced_in_place_and_kept() {
