@@ -113,18 +113,10 @@ fn read_err(path: &Path) -> impl FnOnce(std::io::Error) -> DataError + '_ {
     move |e| malformed(path, e.to_string())
 }
 
-/// Reads a 1-D float64 `.npy` series.
+/// Reads a 1-D float64 `.npy` series: the header checked as [`NpySource::open`] checks it, then
+/// the body read in one piece straight into the bars.
 pub fn read_close_npy(path: &Path) -> Result<Vec<f64>, DataError> {
-    let npy = open_npy(path)?;
-    check_dtype(path, &npy, 'f', "float64 (<f8)")?;
-    if npy.shape().len() != 1 {
-        return Err(DataError::Shape {
-            path: path.to_path_buf(),
-            found: npy.shape().to_vec(),
-            expected: "a 1-D array",
-        });
-    }
-    npy.into_vec::<f64>().map_err(read_err(path))
+    NpySource::open(path)?.read_rest()
 }
 
 /// Reads an `n x 6` int64 `.npy` params array (C or Fortran order).
@@ -227,6 +219,66 @@ impl NpySource {
             done: 0,
         })
     }
+
+    /// The bars not read yet, all of them, in one vector.
+    pub fn read_rest(mut self) -> Result<Vec<f64>, DataError> {
+        let rest = usize::try_from(self.total - self.done).map_err(|_| {
+            malformed(
+                &self.path,
+                format!("{} bars do not fit in this machine's memory", self.total),
+            )
+        })?;
+        // A header that claims more bars than the file holds is refused before the allocation
+        // (which could otherwise be any size the header says).
+        if let Ok(meta) = self.reader.get_ref().metadata()
+            && meta.is_file()
+        {
+            let at = self.reader.stream_position().map_err(io_err(&self.path))?;
+            let held = meta.len().saturating_sub(at) / 8;
+            if held < rest as u64 {
+                return Err(self.truncated(held));
+            }
+        }
+        // Zeroed by the allocator, not written: fresh pages are zero, so the read below is the
+        // first write to them (a `resize` would fault them all in once more for its zeros).
+        let mut close = vec![0.0; rest];
+        self.fill(&mut close)?;
+        Ok(close)
+    }
+
+    /// The error of a body that ends `read` bars after the bars already read.
+    fn truncated(&self, read: u64) -> DataError {
+        malformed(
+            &self.path,
+            format!(
+                "truncated: the header says {} bars, the file ends after {}",
+                self.total,
+                self.done + read
+            ),
+        )
+    }
+
+    /// Reads the next `bars.len()` bars into `bars`: their memory is the file's bytes, swapped
+    /// in place when the file's byte order is not this machine's.
+    fn fill(&mut self, bars: &mut [f64]) -> Result<(), DataError> {
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(bars);
+        let mut got = 0;
+        while got < bytes.len() {
+            match self.reader.read(&mut bytes[got..]) {
+                Ok(0) => return Err(self.truncated(got as u64 / 8)),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_err(&self.path)(e)),
+            }
+        }
+        if self.big_endian != cfg!(target_endian = "big") {
+            for x in bars.iter_mut() {
+                *x = f64::from_bits(x.to_bits().swap_bytes());
+            }
+        }
+        self.done += bars.len() as u64;
+        Ok(())
+    }
 }
 
 impl Source for NpySource {
@@ -241,35 +293,8 @@ impl Source for NpySource {
         if want == 0 {
             return Ok(false);
         }
-        // Read straight into the bars: their memory is the file's bytes, swapped in place when
-        // the file's byte order is not this machine's.
         buf.resize(keep + want, 0.0);
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buf[keep..]);
-        let mut got = 0;
-        while got < bytes.len() {
-            match self.reader.read(&mut bytes[got..]) {
-                Ok(0) => {
-                    return Err(DataError::Malformed {
-                        format: ".npy",
-                        path: self.path.clone(),
-                        detail: format!(
-                            "truncated: the header says {} bars, the file ends after {}",
-                            self.total,
-                            self.done + got as u64 / 8
-                        ),
-                    });
-                }
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_err(&self.path)(e)),
-            }
-        }
-        if self.big_endian != cfg!(target_endian = "big") {
-            for x in &mut buf[keep..] {
-                *x = f64::from_bits(x.to_bits().swap_bytes());
-            }
-        }
-        self.done += want as u64;
+        self.fill(&mut buf[keep..])?;
         Ok(true)
     }
 

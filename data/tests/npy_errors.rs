@@ -88,3 +88,30 @@ fn a_good_file_still_opens_and_a_cut_body_is_still_named() {
     );
     assert!(!e.contains("header is cut short"), "{e}");
 }
+
+#[test]
+fn a_header_claiming_more_bars_than_the_file_holds_is_refused_before_any_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    // Version 1.0: magic, version, u16 header length, the dict padded to 64 with '\n' last.
+    let mut dict =
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000000,), }".to_string();
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(dict.as_bytes());
+    for x in [100.0f64, 101.0, 102.0] {
+        bytes.extend_from_slice(&x.to_le_bytes());
+    }
+    let path = file(dir.path(), "liar.npy", &bytes);
+    // 8 PB would abort the process if allocated; the file's length says there are 3 bars.
+    let e = read_close_npy(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("truncated: the header says 1000000000000000 bars, the file ends after 3"),
+        "{e}"
+    );
+    let e = read_close(&path, None).unwrap_err().to_string();
+    assert!(e.contains("the file ends after 3"), "{e}");
+}
