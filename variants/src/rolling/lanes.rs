@@ -5,6 +5,7 @@ use super::certify::{Plan, UNCERTIFIED};
 use super::layout::{LANES, V};
 use super::prepare::Prepared;
 use super::scratch::Scratch;
+use super::signs::{Baseline, NegMask, sign_bytes};
 use crate::simd::Tier;
 use std::ops::Range;
 
@@ -202,7 +203,7 @@ pub(super) unsafe fn emit1<const NW: usize>(
 /// but for the reference's NaN bars and those past the series, are appended to `unsettled`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn level2(
+pub(super) unsafe fn level2<M: NegMask>(
     prep: &Prepared<'_>,
     plan: &Plan,
     d1: &[f64],
@@ -259,7 +260,7 @@ pub(super) fn level2(
             signs,
             margin: &mut margin,
         };
-        unsafe { out.emit(&hs, &h3, inv_s, inv_m, t, o) };
+        unsafe { out.emit::<M>(&hs, &h3, inv_s, inv_m, t, o) };
         // Each buffer from the period's first position, so one index serves them all.
         let (d1p, d3p) = (&d1[(b - s.max(m)) * LANES..], &d3[(b - s.max(m)) * LANES..]);
         let w = s.max(m);
@@ -267,7 +268,7 @@ pub(super) fn level2(
             unsafe {
                 hs.step(sf, load(d1p, w + k), load(d1p, w + k - s));
                 h3.step(mf, load(d3p, w + k), load(d3p, w + k - m));
-                out.emit(&hs, &h3, inv_s, inv_m, t + k, o + k);
+                out.emit::<M>(&hs, &h3, inv_s, inv_m, t + k, o + k);
             }
         }
         if guarded || margin.iter().any(|&m| m <= 0.0) {
@@ -329,9 +330,10 @@ impl Out<'_> {
     /// every other bar gets its class written later, when its `d` is settled.
     ///
     /// # Safety
-    /// Position `at` inside `dt` (see [`load`]) and `word < signs.len()`.
+    /// Position `at` inside `dt` (see [`load`]), `word < signs.len()`, and the CPU has `M`'s
+    /// instruction set.
     #[inline(always)]
-    pub(super) unsafe fn emit(
+    pub(super) unsafe fn emit<M: NegMask>(
         &mut self,
         hs: &Roll,
         h3: &Roll,
@@ -350,11 +352,10 @@ impl Out<'_> {
             }
         }
         let v: V = std::array::from_fn(|l| if margin[l] > 0.0 { d[l] } else { UNCERTIFIED });
-        let neg: [u8; LANES] = std::array::from_fn(|l| u8::from(d[l] < 0.0));
-        // SAFETY: by the contract.
+        // SAFETY: by the contract (the tier's instruction set included).
         unsafe {
             store(self.dt, at, v);
-            *self.signs.get_unchecked_mut(word) = u64::from_ne_bytes(neg);
+            *self.signs.get_unchecked_mut(word) = sign_bytes(M::neg_mask(&d));
         }
     }
 }
@@ -363,19 +364,20 @@ impl Out<'_> {
 /// `scratch.unsettled` the bars the bound did not certify, and `keep`, when given (a
 /// whole series' worth, in the layout of `signs`), every lane's fast `d` or [`UNCERTIFIED`].
 #[inline(always)]
-pub(super) fn fast_d(
+pub(super) unsafe fn fast_d<M: NegMask>(
     prep: &Prepared<'_>,
     plan: &Plan,
     scratch: &mut Scratch,
     keep: Option<&mut [f64]>,
 ) {
-    fast_d_in_tiles(prep, plan, scratch, keep, tile_positions(plan, prep.q))
+    // SAFETY: the caller's contract.
+    unsafe { fast_d_in_tiles::<M>(prep, plan, scratch, keep, tile_positions(plan, prep.q)) }
 }
 
 /// [`fast_d`] over tiles of `tile` positions: a whole number of restart periods, or at least
 /// the whole series (tests compare tilings: every one gives the same bits).
 #[inline(always)]
-pub(super) fn fast_d_in_tiles(
+pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
     prep: &Prepared<'_>,
     plan: &Plan,
     scratch: &mut Scratch,
@@ -452,18 +454,21 @@ pub(super) fn fast_d_in_tiles(
         }
         let dt = &mut scratch.dt[..];
         let signs = &mut scratch.signs[..];
-        level2(
-            prep,
-            p,
-            d1,
-            d3,
-            base,
-            start..end,
-            from2,
-            dt,
-            signs,
-            &mut scratch.unsettled,
-        );
+        // SAFETY: the caller's contract.
+        unsafe {
+            level2::<M>(
+                prep,
+                p,
+                d1,
+                d3,
+                base,
+                start..end,
+                from2,
+                dt,
+                signs,
+                &mut scratch.unsettled,
+            )
+        };
         if let Some(keep) = keep.as_deref_mut() {
             let at = (start - from2) * LANES;
             keep[at..(end - from2) * LANES].copy_from_slice(&dt[..(end - start) * LANES]);
@@ -492,12 +497,14 @@ pub(super) fn fast_d_on(
             // SAFETY: the CPU has AVX2, checked on the line above.
             unsafe { x86::fast_d_avx2(prep, plan, scratch, keep) }
         }
-        _ => fast_d(prep, plan, scratch, keep),
+        // SAFETY: the baseline needs nothing beyond the target's.
+        _ => unsafe { fast_d::<Baseline>(prep, plan, scratch, keep) },
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::super::signs::{Avx2, Avx512};
     use super::{Plan, Prepared, Scratch, fast_d};
 
     /// # Safety
@@ -509,7 +516,8 @@ mod x86 {
         scratch: &mut Scratch,
         keep: Option<&mut [f64]>,
     ) {
-        fast_d(prep, plan, scratch, keep)
+        // SAFETY: the caller's contract.
+        unsafe { fast_d::<Avx512>(prep, plan, scratch, keep) }
     }
 
     /// # Safety
@@ -521,7 +529,8 @@ mod x86 {
         scratch: &mut Scratch,
         keep: Option<&mut [f64]>,
     ) {
-        fast_d(prep, plan, scratch, keep)
+        // SAFETY: the caller's contract.
+        unsafe { fast_d::<Avx2>(prep, plan, scratch, keep) }
     }
 }
 
@@ -563,7 +572,10 @@ mod tests {
                 let mut scratch = Scratch::default();
                 scratch.fit(&prep);
                 let mut dt = vec![0.0; prep.q * LANES];
-                fast_d_in_tiles(&prep, &plan, &mut scratch, Some(&mut dt), tile);
+                // SAFETY: the baseline needs nothing beyond the target's.
+                unsafe {
+                    fast_d_in_tiles::<Baseline>(&prep, &plan, &mut scratch, Some(&mut dt), tile)
+                };
                 (dt, scratch.signs, scratch.unsettled)
             };
             let (dt, signs, unsettled) = run(prep.q);

@@ -37,6 +37,7 @@ mod prepare;
 mod probe;
 mod rows;
 mod scratch;
+mod signs;
 mod sweep;
 mod timing;
 
