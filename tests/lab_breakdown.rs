@@ -51,7 +51,7 @@ fn number(cell: &str) -> f64 {
 fn the_breakdown_has_every_phase_and_sums_to_the_whole() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lab.md");
-    let section = report::breakdown(&tiny(), Some(&out), |_| {}).unwrap();
+    let section = report::breakdown(&tiny(), Some(&out), None, |_| {}).unwrap();
     assert!(section.starts_with(breakdown::BEGIN), "{section}");
     assert!(section.trim_end().ends_with(breakdown::END), "{section}");
     let phases = [

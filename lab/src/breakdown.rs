@@ -320,8 +320,37 @@ fn share_row(name: &str, ms: f64, whole: f64) -> String {
     format!("| {name} | {ms:.3} | {:.1}% |\n", 100.0 * ms / whole)
 }
 
-/// The section, linking the chart `svg_name` beside the report.
-pub fn to_markdown(b: &Breakdown, svg_name: &str) -> String {
+/// Issue 30's target for the whole process against numba single-thread on the default sweep.
+pub const TARGET_VS_NUMBA: f64 = 250.0;
+
+/// Issue 30's target line: the whole process (`whole_ms`, the table's last row) against numba
+/// single-thread's median of the same run.
+fn vs_numba(whole_ms: f64, numba_1t_s: Option<f64>) -> String {
+    let Some(numba) = numba_1t_s else {
+        return format!(
+            "Against numba: this run did not time it; the full lab (`hullsweep lab`) states the \
+             whole process's speed-up over numba single-thread, from the same run's table \
+             (issue 30's target: at least {TARGET_VS_NUMBA:.0}×).\n\n"
+        );
+    };
+    let x = numba * 1e3 / whole_ms;
+    format!(
+        "Target (issue 30): `fastest` on the default sweep as a whole process at least \
+         {TARGET_VS_NUMBA:.0}× as fast as numba single-thread (timed inside its process, kernel \
+         only): numba's median in this run's table {numba:.3} s over the whole process's \
+         {whole_ms:.3} ms is {x:.0}×, {}.\n\n",
+        if x >= TARGET_VS_NUMBA {
+            "met"
+        } else {
+            "**not met**"
+        }
+    )
+}
+
+/// The section, linking the chart `svg_name` beside the report. `numba_1t_s`: numba
+/// single-thread's median seconds on the default sweep in the same lab run (its table), for
+/// the whole process's speed-up against it; `None` when this run did not time numba.
+pub fn to_markdown(b: &Breakdown, svg_name: &str, numba_1t_s: Option<f64>) -> String {
     let whole = median(&b.whole);
     let start = median(&b.start);
     let sum: f64 = b.phases.iter().map(|p| median(&p.ms)).sum();
@@ -388,6 +417,7 @@ pub fn to_markdown(b: &Breakdown, svg_name: &str) -> String {
         );
     }
     s += "\n\n";
+    s += &vs_numba(whole, numba_1t_s);
     s += &roofline_markdown(b, svg_name, mib);
     s += &format!(
         "\nWritten by `hullsweep lab --breakdown --out FILE` (and by the full lab on the default \
@@ -538,4 +568,27 @@ fn gap(b: &Breakdown, kernel: f64) -> String {
           loop-carried sums, the certification's select and sign bytes) these measurements do \
           not separate.\n";
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::vs_numba;
+
+    /// The target line says met at 250× and above, not met below, and, with no numba in the
+    /// run, where the ratio is stated instead.
+    #[test]
+    fn the_whole_process_is_stated_against_numba() {
+        let met = vs_numba(16.0, Some(4.0));
+        assert!(
+            met.contains("4.000 s over the whole process's 16.000 ms is 250×, met"),
+            "{met}"
+        );
+        let short = vs_numba(16.1, Some(4.0));
+        assert!(short.contains("is 248×, **not met**"), "{short}");
+        let none = vs_numba(16.0, None);
+        assert!(
+            none.contains("did not time it") && none.contains("250×"),
+            "{none}"
+        );
+    }
 }

@@ -90,12 +90,15 @@ impl Markdown {
 
 /// Measures and renders `section` on `cfg`'s sweep. `out` is where the report will be written,
 /// if anywhere: the rolling section links its flamegraph when one is beside it, and the
-/// breakdown writes its roofline chart beside it. `tick` says what runs next.
+/// breakdown writes its roofline chart beside it; `numba_1t_s` is numba single-thread's median
+/// in the same run's table ([`LabReport::numba_1t_median`](crate::table::LabReport::numba_1t_median)), which the breakdown states the
+/// whole process against. `tick` says what runs next.
 pub fn section(
     section: Section,
     cfg: &LabConfig,
     worker: &mut Worker,
     out: Option<&Path>,
+    numba_1t_s: Option<f64>,
     tick: impl FnMut(&str),
 ) -> anyhow::Result<Markdown> {
     Ok(match section {
@@ -151,17 +154,19 @@ pub fn section(
         Section::Breakdown => {
             let exe = std::env::current_exe().context("cannot find this executable")?;
             let cfg = breakdown::Config::new(exe, cfg.rounds);
-            Markdown::new(self::breakdown(&cfg, out, tick)?)
+            Markdown::new(self::breakdown(&cfg, out, numba_1t_s, tick)?)
         }
         Section::Live => Markdown::new(self::live(worker, cfg.rounds, tick)?),
     })
 }
 
 /// Measures and renders the breakdown section, with its roofline chart written beside `out`
-/// ([`breakdown::SVG`]) when there is one. `tick` says what runs next.
+/// ([`breakdown::SVG`]) when there is one; `numba_1t_s` as [`section`] has it. `tick` says what
+/// runs next.
 pub fn breakdown(
     cfg: &breakdown::Config,
     out: Option<&Path>,
+    numba_1t_s: Option<f64>,
     tick: impl FnMut(&str),
 ) -> anyhow::Result<String> {
     let b = breakdown::run(cfg, tick)?;
@@ -170,7 +175,7 @@ pub fn breakdown(
         roofline::svg(&b.rates, &b.ceilings, b.bars, b.combos, &svg)
             .with_context(|| format!("cannot write {}", svg.display()))?;
     }
-    Ok(breakdown::to_markdown(&b, breakdown::SVG))
+    Ok(breakdown::to_markdown(&b, breakdown::SVG, numba_1t_s))
 }
 
 /// The report's title and the line that names what the lab ran under: date, commit, machine,

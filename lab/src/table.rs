@@ -220,7 +220,8 @@ fn time_rust(cfg: &LabConfig, v: Variant, threads: Threads) -> anyhow::Result<(f
 }
 
 impl LabReport {
-    fn numba_single_median(&self) -> Option<f64> {
+    /// numba single-thread's median seconds in this run (the speed-ups' base).
+    pub fn numba_1t_median(&self) -> Option<f64> {
         self.rows
             .iter()
             .find(|r| r.contender == Contender::Numba(Mode::Single))
@@ -236,7 +237,7 @@ impl LabReport {
 
     /// A Markdown table: median time, speed relative to numba single-thread, gate verdict.
     pub fn to_markdown(&self) -> String {
-        let base = self.numba_single_median();
+        let base = self.numba_1t_median();
         let mut s = String::new();
         s += &format!(
             "{} bars × {} combos, median of {} interleaved rounds; speed-up = numba 1-thread median / row median.\n\n",

@@ -114,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cfg.grid = args.grid;
         cfg.dram_bytes = args.bandwidth_mib.map(|m| m.max(1) << 20);
         let out = args.out.as_deref();
-        let section = spin(true, |tick| report::breakdown(&cfg, out, tick))?;
+        let section = spin(true, |tick| report::breakdown(&cfg, out, None, tick))?;
         println!("{section}");
         if let Some(path) = out {
             report::write_breakdown(path, &section)?;
@@ -191,12 +191,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let mut text = Markdown::new(lab_report.to_markdown());
     let default_sweep = args.data.is_none() && args.grid == hullsweep_kernel::DEFAULT_GRID;
+    let numba_1t = lab_report.numba_1t_median();
     for section in Section::planned(&cfg, args.variants.is_empty(), default_sweep) {
         // The live section runs for minutes: a log gets its steps.
         let out = args.out.as_deref();
         let echo = section == Section::Live;
         text.append(&spin(echo, |tick| {
-            report::section(section, &cfg, &mut worker, out, tick)
+            report::section(section, &cfg, &mut worker, out, numba_1t, tick)
         })?);
     }
     // The header last: it states the load average at the end of the run.
