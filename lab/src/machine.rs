@@ -156,8 +156,12 @@ pub fn commit() -> String {
 }
 
 /// The short hash of `HEAD` of the checkout holding `dir` (`git rev-parse --short HEAD`), with
-/// `+dirty` when tracked files differ from it; `not a git checkout` when there is none or no
-/// `git` to ask. Never fails.
+/// `+dirty` when tracked files outside `reports/` differ from it; `not a git checkout` when there
+/// is none or no `git` to ask. Never fails.
+///
+/// `reports/` holds what the lab writes: a full lab run rewrites its report and chart there
+/// before its later sections state their provenance, and those files do not change what is
+/// measured.
 pub fn commit_in(dir: &std::path::Path) -> String {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -171,8 +175,15 @@ pub fn commit_in(dir: &std::path::Path) -> String {
     };
     match git(&["rev-parse", "--short", "HEAD"]) {
         Some(hash) if !hash.is_empty() => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
+            let dirty = git(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(top,exclude)reports",
+            ])
+            .is_some_and(|s| !s.is_empty());
             if dirty { format!("{hash}+dirty") } else { hash }
         }
         _ => "not a git checkout".to_string(),
@@ -230,5 +241,35 @@ mod tests {
         if out.is_ok_and(|o| !o.status.success()) {
             assert_eq!(commit_in(dir.path()), "not a git checkout");
         }
+    }
+
+    /// A changed report is not a dirty tree; a changed source file is.
+    #[test]
+    fn only_changes_outside_reports_make_the_commit_dirty() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(["-c", "user.name=lab", "-c", "user.email=lab@localhost"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        if !git(&["init", "-q"]) {
+            return; // no git on this machine: nothing to check
+        }
+        std::fs::create_dir(dir.path().join("reports")).unwrap();
+        std::fs::write(dir.path().join("reports/lab.md"), "old").unwrap();
+        std::fs::write(dir.path().join("code.rs"), "old").unwrap();
+        assert!(git(&["add", "."]) && git(&["commit", "-q", "-m", "x"]));
+        let clean = commit_in(dir.path());
+        assert!(
+            !clean.ends_with("+dirty") && clean != "not a git checkout",
+            "{clean}"
+        );
+        std::fs::write(dir.path().join("reports/lab.md"), "new").unwrap();
+        assert_eq!(commit_in(dir.path()), clean);
+        std::fs::write(dir.path().join("code.rs"), "new").unwrap();
+        assert_eq!(commit_in(dir.path()), format!("{clean}+dirty"));
     }
 }

@@ -152,7 +152,8 @@ impl Header {
     }
 }
 
-/// The short HEAD hash, "+dirty" when the tree has changes, or "not a git checkout".
+/// The short HEAD hash, "+dirty" when tracked files outside `reports/` (where the reports this
+/// writes into go) have changes, or "not a git checkout".
 pub fn commit() -> String {
     let root = crate::workspace_root();
     let root = root.to_string_lossy();
@@ -160,7 +161,16 @@ pub fn commit() -> String {
         Some(head) if !head.is_empty() => {
             let dirty = run(
                 "git",
-                &["-C", &root, "status", "--porcelain", "--untracked-files=no"],
+                &[
+                    "-C",
+                    &root,
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                    "--",
+                    ".",
+                    ":(top,exclude)reports",
+                ],
             )
             .is_some_and(|s| !s.is_empty());
             format!("{head}{}", if dirty { "+dirty" } else { "" })
