@@ -211,13 +211,26 @@ impl NpySource {
             });
         }
         let total = npy.shape()[0];
-        Ok(NpySource {
+        let mut src = NpySource {
             path: path.to_path_buf(),
             reader: npy.into_inner(),
             big_endian: descr.starts_with('>'),
             total,
             done: 0,
-        })
+        };
+        // A file shorter than its header says is refused here, before a sweep announces or
+        // starts on the header's length (or a whole read allocates whatever it claims); a pipe
+        // is found short when it ends.
+        if let Ok(meta) = src.reader.get_ref().metadata()
+            && meta.is_file()
+        {
+            let at = src.reader.stream_position().map_err(io_err(path))?;
+            let held = meta.len().saturating_sub(at) / 8;
+            if held < total {
+                return Err(src.truncated(held));
+            }
+        }
+        Ok(src)
     }
 
     /// The bars not read yet, all of them, in one vector.
@@ -228,17 +241,6 @@ impl NpySource {
                 format!("{} bars do not fit in this machine's memory", self.total),
             )
         })?;
-        // A header that claims more bars than the file holds is refused before the allocation
-        // (which could otherwise be any size the header says).
-        if let Ok(meta) = self.reader.get_ref().metadata()
-            && meta.is_file()
-        {
-            let at = self.reader.stream_position().map_err(io_err(&self.path))?;
-            let held = meta.len().saturating_sub(at) / 8;
-            if held < rest as u64 {
-                return Err(self.truncated(held));
-            }
-        }
         // Zeroed by the allocator, not written: fresh pages are zero, so the read below is the
         // first write to them (a `resize` would fault them all in once more for its zeros).
         let mut close = vec![0.0; rest];

@@ -114,4 +114,7 @@ fn a_header_claiming_more_bars_than_the_file_holds_is_refused_before_any_allocat
     );
     let e = read_close(&path, None).unwrap_err().to_string();
     assert!(e.contains("the file ends after 3"), "{e}");
+    // The streamed reader refuses it on opening, before anyone sweeps on the header's length.
+    let e = NpySource::open(&path).err().unwrap().to_string();
+    assert!(e.contains("the file ends after 3"), "{e}");
 }

@@ -8,8 +8,9 @@ use hullsweep_variants::effective_window;
 const LARGE: f64 = 1e10;
 
 /// `fastest`'s rough pace per core on the lab's 2-vCPU machine (docs: reports/lab.md): the
-/// default sweep's 12 million bar-combos in about 30 ms on one core.
-const BAR_COMBOS_PER_CORE_SECOND: f64 = 4e8;
+/// default sweep's 12 million bar-combos in about 18 ms on one core, and a streamed 1e9-bar
+/// sweep at 1.2e9 bar-combos a second on two.
+const BAR_COMBOS_PER_CORE_SECOND: f64 = 6e8;
 
 /// Says on stderr what is worth knowing before sweeping `params` over `bars` bars (None when
 /// the length is not known without reading the file).
