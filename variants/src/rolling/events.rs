@@ -2,8 +2,8 @@
 //! loop run only at the bars where the class of `d` may change.
 
 use super::certify::Plan;
+use super::dispatch::fast_d_on;
 use super::fallback::reference_d;
-use super::lanes::fast_d_on;
 use super::layout::LANES;
 use super::prepare::Prepared;
 use super::scratch::{Scratch, Stats};

@@ -1,12 +1,12 @@
 //! `rolling`, the fast path: the rolling recurrences of both levels over 8 lanes at once, and
-//! the certification test per bar (fast `d` or `UNCERTIFIED`), compiled per instruction-set tier.
+//! the certification test per bar (fast `d` or `UNCERTIFIED`), generic over the tier's sign
+//! mask; `dispatch` compiles it per instruction-set tier.
 
 use super::certify::{Plan, UNCERTIFIED};
 use super::layout::{LANES, V};
 use super::prepare::Prepared;
 use super::scratch::Scratch;
-use super::signs::{Baseline, NegMask, sign_bytes};
-use crate::simd::Tier;
+use super::signs::{NegMask, sign_bytes};
 use std::ops::Range;
 
 /// Loads the 8 lanes at position `loc` of a transposed buffer.
@@ -201,6 +201,9 @@ pub(super) unsafe fn emit1<const NW: usize>(
 /// in `signs`. `d1`, `d3` hold position `loc` at `loc - base`, `dt` at `loc - range.start`,
 /// `signs` at `loc - from`; each lane's uncertified bars (bar `l q + loc - from` of lane `l`),
 /// but for the reference's NaN bars and those past the series, are appended to `unsettled`.
+///
+/// # Safety
+/// The CPU has `M`'s instruction set ([`NegMask`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn level2<M: NegMask>(
@@ -363,6 +366,9 @@ impl Out<'_> {
 /// The fast path for one combo, tile by tile: `scratch.signs` gets every lane's sign bytes,
 /// `scratch.unsettled` the bars the bound did not certify, and `keep`, when given (a
 /// whole series' worth, in the layout of `signs`), every lane's fast `d` or [`UNCERTIFIED`].
+///
+/// # Safety
+/// The CPU has `M`'s instruction set ([`NegMask`]).
 #[inline(always)]
 pub(super) unsafe fn fast_d<M: NegMask>(
     prep: &Prepared<'_>,
@@ -376,6 +382,9 @@ pub(super) unsafe fn fast_d<M: NegMask>(
 
 /// [`fast_d`] over tiles of `tile` positions: a whole number of restart periods, or at least
 /// the whole series (tests compare tilings: every one gives the same bits).
+///
+/// # Safety
+/// The CPU has `M`'s instruction set ([`NegMask`]).
 #[inline(always)]
 pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
     prep: &Prepared<'_>,
@@ -477,65 +486,9 @@ pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
     }
 }
 
-/// [`fast_d`] compiled for one instruction-set tier (the arithmetic is lane-wise, so every tier
-/// gives the same bits; wider vectors only run more lanes per instruction).
-pub(super) fn fast_d_on(
-    tier: Tier,
-    prep: &Prepared<'_>,
-    plan: &Plan,
-    scratch: &mut Scratch,
-    keep: Option<&mut [f64]>,
-) {
-    match tier {
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx512 if std::is_x86_feature_detected!("avx512f") => {
-            // SAFETY: the CPU has AVX-512F, checked on the line above.
-            unsafe { x86::fast_d_avx512(prep, plan, scratch, keep) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        Tier::Avx2 if std::is_x86_feature_detected!("avx2") => {
-            // SAFETY: the CPU has AVX2, checked on the line above.
-            unsafe { x86::fast_d_avx2(prep, plan, scratch, keep) }
-        }
-        // SAFETY: the baseline needs nothing beyond the target's.
-        _ => unsafe { fast_d::<Baseline>(prep, plan, scratch, keep) },
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::super::signs::{Avx2, Avx512};
-    use super::{Plan, Prepared, Scratch, fast_d};
-
-    /// # Safety
-    /// The CPU must support AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn fast_d_avx512(
-        prep: &Prepared<'_>,
-        plan: &Plan,
-        scratch: &mut Scratch,
-        keep: Option<&mut [f64]>,
-    ) {
-        // SAFETY: the caller's contract.
-        unsafe { fast_d::<Avx512>(prep, plan, scratch, keep) }
-    }
-
-    /// # Safety
-    /// The CPU must support AVX2.
-    #[target_feature(enable = "avx,avx2")]
-    pub(super) unsafe fn fast_d_avx2(
-        prep: &Prepared<'_>,
-        plan: &Plan,
-        scratch: &mut Scratch,
-        keep: Option<&mut [f64]>,
-    ) {
-        // SAFETY: the caller's contract.
-        unsafe { fast_d::<Avx2>(prep, plan, scratch, keep) }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::signs::Baseline;
     use super::*;
     use crate::rolling::certify::Route;
     use hullsweep_kernel::{derive_windows, derive_windows2, gbm};

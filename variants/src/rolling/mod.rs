@@ -8,12 +8,12 @@
 //! # Stages
 //! One file each: `prepare` (the series transposed into lanes, once per block of bars),
 //! `certify` (each combo's plan, bound and threshold), `lanes` (the fast path and the
-//! certification test), `fallback` (the reference's arithmetic on uncertified bars) and `events`
-//! (the event loop at class changes); `signs` makes the second level's sign bytes per tier;
-//! `layout` holds the lane constants, `scratch` the scratch
-//! and the stats, `sweep` the entry points, `pipeline` the blocks on the workers (no barrier
-//! between blocks), `probe` the views for tests and the lab and `timing` the optional clock of
-//! the lab's breakdown; this file declares them and re-exports what callers use.
+//! certification test; `dispatch` compiles it per tier, `signs` makes its sign bytes per tier),
+//! `fallback` (the reference's arithmetic on uncertified bars) and `events` (the event loop at
+//! class changes); `layout` holds the lane constants, `scratch` the scratch and the stats,
+//! `sweep` the entry points, `pipeline` the blocks on the workers (no barrier between blocks),
+//! `probe` the views for tests and the lab and `timing` the optional clock of the lab's
+//! breakdown; this file declares them and re-exports what callers use.
 //!
 //! # Layout
 //! The fast path runs 8 contiguous stretches of the series side by side, one per SIMD lane: the
@@ -28,6 +28,7 @@
 #![doc = include_str!("../rolling.md")]
 
 pub(crate) mod certify;
+mod dispatch;
 mod events;
 mod fallback;
 mod lanes;

@@ -2,7 +2,7 @@
 //! `d` of every bar with the bound at that bar, to show the certificate holds and bites.
 
 use super::certify::{Plan, Route, SLACK, bound_split};
-use super::lanes::fast_d_on;
+use super::dispatch::fast_d_on;
 use super::layout::LANES;
 use super::prepare::Prepared;
 use super::scratch::Scratch;
