@@ -155,40 +155,7 @@ pub fn commit() -> String {
     commit_in(std::path::Path::new("."))
 }
 
-/// The short hash of `HEAD` of the checkout holding `dir` (`git rev-parse --short HEAD`), with
-/// `+dirty` when tracked files outside `reports/` differ from it; `not a git checkout` when there
-/// is none or no `git` to ask. Never fails.
-///
-/// `reports/` holds what the lab writes: a full lab run rewrites its report and chart there
-/// before its later sections state their provenance, and those files do not change what is
-/// measured.
-pub fn commit_in(dir: &std::path::Path) -> String {
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match git(&["rev-parse", "--short", "HEAD"]) {
-        Some(hash) if !hash.is_empty() => {
-            let dirty = git(&[
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ".",
-                ":(top,exclude)reports",
-            ])
-            .is_some_and(|s| !s.is_empty());
-            if dirty { format!("{hash}+dirty") } else { hash }
-        }
-        _ => "not a git checkout".to_string(),
-    }
-}
+pub use hullsweep_profiling::sysinfo::commit_in;
 
 /// The 1, 5 and 15 minute load averages (`/proc/loadavg`), or `unknown` where the OS has none.
 pub fn load_average() -> String {

@@ -152,30 +152,43 @@ impl Header {
     }
 }
 
-/// The short HEAD hash, "+dirty" when tracked files outside `reports/` (where the reports this
-/// writes into go) have changes, or "not a git checkout".
+/// The short HEAD hash of the workspace ([`commit_in`] its root).
 pub fn commit() -> String {
-    let root = crate::workspace_root();
-    let root = root.to_string_lossy();
-    match run("git", &["-C", &root, "rev-parse", "--short", "HEAD"]) {
-        Some(head) if !head.is_empty() => {
-            let dirty = run(
-                "git",
-                &[
-                    "-C",
-                    &root,
-                    "status",
-                    "--porcelain",
-                    "--untracked-files=no",
-                    "--",
-                    ".",
-                    ":(top,exclude)reports",
-                ],
-            )
+    commit_in(&crate::workspace_root())
+}
+
+/// The short hash of `HEAD` of the checkout holding `dir` (`git rev-parse --short HEAD`), with
+/// `+dirty` when tracked files outside `reports/` differ from it; `not a git checkout` when there
+/// is none or no `git` to ask. Never fails.
+///
+/// `reports/` holds what the lab and the profiling tools write: a full lab run rewrites its
+/// report and chart there before its later sections state their provenance, and those files do
+/// not change what is measured.
+pub fn commit_in(dir: &std::path::Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(hash) if !hash.is_empty() => {
+            let dirty = git(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(top,exclude)reports",
+            ])
             .is_some_and(|s| !s.is_empty());
-            format!("{head}{}", if dirty { "+dirty" } else { "" })
+            if dirty { format!("{hash}+dirty") } else { hash }
         }
-        _ => "not a git checkout".into(),
+        _ => "not a git checkout".to_string(),
     }
 }
 
