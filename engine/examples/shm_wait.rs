@@ -41,6 +41,9 @@ struct Args {
     /// time: the ratio would then measure the placement as much as the transport.
     #[arg(long, value_parser = parse_pin)]
     pin: Option<(usize, usize)>,
+    /// Measure only the policies named (busy, spin, event; repeatable), e.g. to profile one.
+    #[arg(long, value_parser = ["busy", "spin", "event"])]
+    policy: Vec<String>,
 }
 
 fn parse_pin(s: &str) -> Result<(usize, usize), String> {
@@ -303,6 +306,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let load_before = loadavg();
     let mut rows = Vec::new();
     for (name, policy) in POLICIES {
+        let tag: String = name.chars().take_while(char::is_ascii_alphabetic).collect();
+        if !args.policy.is_empty() && !args.policy.contains(&tag) {
+            continue;
+        }
         rows.push(measure(&args, name, policy, &params, &close)?);
     }
     let load_after = loadavg();
