@@ -32,7 +32,8 @@ fn the_scaling_section_times_whole_processes_beside_the_sweep() {
             "this sweep",
             "ceiling",
             "whole process",
-            "its sweep, self-timed"
+            "its sweep, self-timed",
+            "two 1-thread processes at once"
         ]
     );
     for r in &rows[2..] {
@@ -52,4 +53,16 @@ fn the_scaling_section_times_whole_processes_beside_the_sweep() {
     // The smoke test's output: `cargo test --test lab_scaling -- --nocapture`.
     println!("{md}");
     assert!(md.contains("| whole process |") && md.contains("Target (issue 30)"));
+    // A pair of processes takes at least as long as the slower of them alone would, so half
+    // of it is more than a quarter of one alone; far less would mean the pair was not waited for.
+    for (alone, half_pair) in rows[4].one[0].iter().zip(&rows[4].two[0]) {
+        assert!(
+            *half_pair > alone / 4.0,
+            "{half_pair} s per job beside {alone} s alone"
+        );
+    }
+    assert!(
+        md.contains("two independent 1-thread processes at once"),
+        "{md}"
+    );
 }

@@ -1,6 +1,6 @@
 //! The lab's 2-core scaling section: `fastest` (`rolling-rayon`) at 1 and 2 threads, sweep by
 //! sweep in one process and as whole `hullsweep sweep` processes on 1.5M bars, beside the
-//! machine's own ceiling for work of the same shape. Why it scales so: `docs/scaling.md`.
+//! machine's own ceilings: register-only work of the same shape, and two processes at once. Why it scales so: `docs/scaling.md`.
 
 use crate::breakdown::{process, reported_ms};
 use crate::scale;
@@ -9,6 +9,7 @@ use hullsweep_kernel::Combo;
 use hullsweep_profiling::timing::median;
 use hullsweep_variants::{Threads, Variant};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
@@ -79,6 +80,31 @@ impl Processes {
             .with_context(|| format!("the sweep did not report its time: {stderr}"))?;
         Ok((ms / 1e3, inside / 1e3))
     }
+
+    /// Two processes on one thread each, started together: seconds from the first spawn until
+    /// both have exited. Two independent jobs share nothing but the machine, so half this time
+    /// against one such process alone is what two cores give this work, memory traffic, file
+    /// reads and process start included: the ceiling of the `--threads 2` process.
+    pub fn time_pair(&self) -> anyhow::Result<f64> {
+        let spawn = || {
+            Command::new(&self.exe)
+                .args(self.args(1))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .with_context(|| format!("cannot run {}", self.exe.display()))
+        };
+        let start = Instant::now();
+        let children = [spawn()?, spawn()?];
+        for mut child in children {
+            let status = child.wait().context("cannot wait for a sweep process")?;
+            if !status.success() {
+                anyhow::bail!("{} {} failed", self.exe.display(), self.args(1).join(" "));
+            }
+        }
+        Ok(start.elapsed().as_secs_f64())
+    }
 }
 
 /// One workload's times, in seconds, per round.
@@ -128,8 +154,10 @@ impl Row {
 /// Measures `rounds` rounds: in each, [`PAIRS`] paired sweeps of `rolling-rayon` on exactly 1
 /// and 2 threads, then as many of the ceiling ([`ceiling`]), then, with `processes`,
 /// [`PROCESS_PAIRS`] paired whole processes (after one untimed pair: the binary and the file in
-/// the page cache). The rows: this sweep, the ceiling, and with `processes` the processes and
-/// their sweeps as they timed them. `tick` says what runs next.
+/// the page cache), then as many pairs of one 1-thread process alone and two at once
+/// ([`Processes::time_pair`]). The rows: this sweep, the ceiling, and with `processes` the
+/// processes, their sweeps as they timed them, and the two processes at once. `tick` says what
+/// runs next.
 pub fn run(
     close: &[f64],
     params: &[Combo],
@@ -150,7 +178,11 @@ pub fn run(
     };
     let mut rows = vec![row("this sweep"), row("ceiling")];
     if let Some(p) = processes {
-        rows.extend([row("whole process"), row("its sweep, self-timed")]);
+        rows.extend([
+            row("whole process"),
+            row("its sweep, self-timed"),
+            row("two 1-thread processes at once"),
+        ]);
         tick("scaling: whole processes: warming up");
         p.time(1)?;
         p.time(2)?;
@@ -179,6 +211,13 @@ pub fn run(
             let [one, two] = inside;
             rows[3].one.push(one);
             rows[3].two.push(two);
+            // One process alone against two at once, each pair's time halved: per job.
+            let (one, two) = paired(PROCESS_PAIRS, |t| match t {
+                1 => p.time(1).map(|(whole, _)| whole),
+                _ => p.time_pair().map(|pair| pair / 2.0),
+            })?;
+            rows[4].one.push(one);
+            rows[4].two.push(two);
         }
     }
     Ok(rows)
@@ -300,9 +339,9 @@ pub fn to_markdown(rows: &[Row], bars: usize, combos: usize, load: (&str, &str))
             }
         );
     }
-    if let [_, ceiling, whole, inside, ..] = stats.as_slice() {
+    if let [_, ceiling, whole, inside, apart, ..] = stats.as_slice() {
         s += "\n";
-        s += &process_verdict(whole, inside, ceiling);
+        s += &process_verdict(whole, inside, ceiling, apart);
     }
     s += &format!(
         "\nLoad average (1, 5, 15 min): {} before this section, {} after it. On a machine whose \
@@ -339,18 +378,26 @@ fn processes_prose(rounds: usize) -> String {
          little of the other core too), the `Sweeper` fed in pieces of 256 Ki bars with a join \
          after each, the CSV written. `its sweep, self-timed` is the same processes' own clock \
          of their sweep (the `swept ... in X s` line, to the millisecond): what is lost between \
-         the two rows is outside the sweep.\n\n"
+         the two rows is outside the sweep. `two 1-thread processes at once` runs, in as many \
+         pairs, one `--threads 1` process alone and two started together; its 2-thread column \
+         is half the time the two took to finish, so its ratio is what two cores give two \
+         independent copies of this work (memory traffic, file reads, process start and all): \
+         the machine's ceiling for the `--threads 2` process, which shares no more than they \
+         do.\n\n"
     )
 }
 
 /// The whole-process rows' closing sentence: the measured per-pair ratio against
-/// [`PROCESS_TARGET`], beside the self-timed sweep's and the ceiling's.
-fn process_verdict(whole: &Stats, inside: &Stats, ceiling: &Stats) -> String {
+/// [`PROCESS_TARGET`], beside the self-timed sweep's, the ceiling's and two independent
+/// processes' (`apart`).
+fn process_verdict(whole: &Stats, inside: &Stats, ceiling: &Stats, apart: &Stats) -> String {
     format!(
         "Target (issue 30): as whole processes on {PROCESS_BARS} bars × 80 combos, `--threads 2` \
          at least {PROCESS_TARGET:.2}× as fast as `--threads 1`: measured {:.2}× by the \
          per-pair median (per-round medians {:.2}–{:.2}×), {}. The same processes' sweeps by \
-         their own clock: {:.2}×; the ceiling: {:.2}×.\n",
+         their own clock: {:.2}×; the ceiling: {:.2}×; two independent 1-thread processes \
+         at once: {:.2}× the throughput of one, so the 2-thread process reaches {:.0}% of what \
+         two cores give this work here.\n",
         whole.paired,
         whole.rounds.0,
         whole.rounds.1,
@@ -361,6 +408,8 @@ fn process_verdict(whole: &Stats, inside: &Stats, ceiling: &Stats) -> String {
         },
         inside.paired,
         ceiling.paired,
+        apart.paired,
+        100.0 * whole.paired / apart.paired,
     )
 }
 
@@ -402,6 +451,8 @@ mod tests {
                 row("ceiling", 1.0),
                 row("whole process", whole),
                 row("its sweep, self-timed", 1.0),
+                // Two processes at once in 1.1x the time of one: 2 / 1.1 = 1.82x the throughput.
+                row("two 1-thread processes at once", 1.1),
             ]
         };
         let met = to_markdown(&rows(1.0), 150_000, 80, ("0", "0"));
@@ -415,6 +466,12 @@ mod tests {
             "{met}"
         );
         assert!(met.contains("2.00–2.00×), **PASS**."), "{met}");
+        assert!(
+            met.contains(
+                "at once: 1.82× the throughput of one, so the 2-thread process reaches 110%"
+            ),
+            "{met}"
+        );
         // 2 / 1.06 = 1.89: below 1.9, and said so with the number.
         let missed = to_markdown(&rows(1.06), 150_000, 80, ("0", "0"));
         assert!(
