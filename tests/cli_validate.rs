@@ -212,14 +212,57 @@ fn returns_matrix_is_the_kernels_and_pbo_on_it_is_validates() {
     );
 }
 
+/// A `--data` file is read in chunks; the built-in series (no `--data`) is swept in memory. The
+/// same bars give the same bytes in every research output, and a CSV's missing bar (an empty
+/// cell) is the .npy's NaN.
 #[test]
-fn a_file_read_in_chunks_gives_the_in_memory_bytes() {
+fn a_file_read_in_chunks_gives_the_bytes_of_the_series_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, close) = data(dir.path());
-    let csv = dir.path().join("c.csv");
+    let path = dir.path().join("default.npy");
+    hullsweep()
+        .args(["data", "--out", s(&path)])
+        .assert()
+        .success();
+    // `hullsweep data`'s defaults write the built-in series, bit for bit.
+    let close = hullsweep_data::read_close_npy(&path).unwrap();
+    let built_in = kernel::default_close();
+    assert!(
+        close
+            .iter()
+            .map(|x| x.to_bits())
+            .eq(built_in.iter().map(|x| x.to_bits()))
+    );
+    let grid = ["--grid", "6:120:4"];
+    for flags in [
+        &["--folds", "8"][..],
+        &["--metrics"][..],
+        &["--folds", "4", "--format", "json"][..],
+    ] {
+        let memory = run_ok(&[&["sweep"][..], &grid, flags].concat());
+        let chunks = run_ok(&[&["sweep", "--data", s(&path)][..], &grid, flags].concat());
+        assert_eq!(memory, chunks, "{flags:?}");
+    }
+    // The returns written from chunks are the in-memory ones.
+    let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
+    run_ok(&[&["sweep", "--returns", s(&a)][..], &grid].concat());
+    run_ok(
+        &[
+            &["sweep", "--data", s(&path), "--returns", s(&b)][..],
+            &grid,
+        ]
+        .concat(),
+    );
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+
+    // A missing bar: an empty CSV cell and a NaN in an .npy, each read in chunks.
+    let (_, close) = data(dir.path());
+    let mut gapped = close.clone();
+    gapped[2500] = f64::NAN;
+    let npy = dir.path().join("gapped.npy");
+    hullsweep_data::write_f64_npy(&npy, &gapped).unwrap();
+    let csv = dir.path().join("gapped.csv");
     let mut text = String::from("close\n");
     for (i, x) in close.iter().enumerate() {
-        // A missing bar, as an empty cell.
         text += &if i == 2500 {
             String::new()
         } else {
@@ -228,31 +271,11 @@ fn a_file_read_in_chunks_gives_the_in_memory_bytes() {
         text += "\n";
     }
     std::fs::write(&csv, text).unwrap();
-    for flags in [
-        &["--folds", "8"][..],
-        &["--metrics"][..],
-        &["--folds", "4", "--format", "json"][..],
-    ] {
-        let memory = run_ok(&[&["sweep", "--data", s(&path), "--in-memory"][..], flags].concat());
-        let chunks = run_ok(&[&["sweep", "--data", s(&path)][..], flags].concat());
-        assert_eq!(memory, chunks, "{flags:?}");
-        let csv_memory =
-            run_ok(&[&["sweep", "--data", s(&csv), "--in-memory"][..], flags].concat());
-        let csv_chunks = run_ok(&[&["sweep", "--data", s(&csv)][..], flags].concat());
-        assert_eq!(csv_memory, csv_chunks, "csv {flags:?}");
+    for flags in [&["--folds", "8"][..], &["--metrics"][..]] {
+        let from_npy = run_ok(&[&["sweep", "--data", s(&npy)][..], flags].concat());
+        let from_csv = run_ok(&[&["sweep", "--data", s(&csv)][..], flags].concat());
+        assert_eq!(from_npy, from_csv, "{flags:?}");
     }
-    // The returns written from chunks are the in-memory ones.
-    let (a, b) = (dir.path().join("a.npy"), dir.path().join("b.npy"));
-    run_ok(&["sweep", "--data", s(&path), "--returns", s(&a)]);
-    run_ok(&[
-        "sweep",
-        "--data",
-        s(&path),
-        "--in-memory",
-        "--returns",
-        s(&b),
-    ]);
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
 }
 
 #[test]

@@ -1,5 +1,5 @@
-//! The "scale" section of the lab: `hullsweep sweep` on series from 1e5 bars up, streamed and
-//! (where it fits) in memory, wall time and peak RSS per length, as a table and a log-log SVG.
+//! The "scale" section of the lab: `hullsweep sweep` on series from 1e5 bars up, read in chunks
+//! as any `--data` file is, wall time and peak RSS per length, as a table and a log-log SVG.
 
 use anyhow::{Context, bail};
 use plotters::prelude::*;
@@ -25,8 +25,6 @@ pub fn peak_rss_mib() -> Option<f64> {
 pub struct Point {
     /// Length of the GBM series swept, in bars.
     pub bars: u64,
-    /// `true` for `sweep --in-memory` (the whole series loaded), `false` for the streamed read.
-    pub in_memory: bool,
     /// Wall time of the whole `hullsweep sweep` process, reading the file included, in seconds.
     pub secs: f64,
     /// Peak resident memory the sweep process reported (`VmHWM`), in MiB.
@@ -53,17 +51,14 @@ pub fn gbm_file(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<PathBuf> {
     Ok(data)
 }
 
-/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`, [`gbm_file`]),
-/// streamed or in memory, on the default grid with `fastest`; wall time of the whole process
-/// (reading the file included) and the peak RSS it reports.
-pub fn measure(exe: &Path, dir: &Path, bars: u64, in_memory: bool) -> anyhow::Result<Point> {
+/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`, [`gbm_file`]) on the
+/// default grid with `fastest`; wall time of the whole process (reading the file included) and
+/// the peak RSS it reports.
+pub fn measure(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<Point> {
     let data = gbm_file(exe, dir, bars)?;
     let mut cmd = Command::new(exe);
     // The results go to stdout, captured and dropped (80 short lines).
     cmd.args(["sweep", "--data"]).arg(&data);
-    if in_memory {
-        cmd.arg("--in-memory");
-    }
     let start = Instant::now();
     let out = cmd.output().context("cannot run hullsweep sweep")?;
     let secs = start.elapsed().as_secs_f64();
@@ -79,7 +74,6 @@ pub fn measure(exe: &Path, dir: &Path, bars: u64, in_memory: bool) -> anyhow::Re
         .context("the sweep reported no peak RSS (Linux only)")?;
     Ok(Point {
         bars,
-        in_memory,
         secs,
         rss_mib,
     })
@@ -94,41 +88,25 @@ fn rate(p: &Point, combos: usize) -> f64 {
 pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str) -> String {
     let mut s = format!("{BEGIN}\n## Scale: any length in bounded memory\n\n");
     s += "`hullsweep sweep --data gbm-N.npy` (default grid, `fastest`) as a whole process, \
-          reading the file included: streamed (the default: chunks of 256 Ki bars through the \
-          resumable `Sweeper`) and, where it fits, `--in-memory` (the whole series loaded first, \
-          then swept in the same pieces). Peak RSS is the process's `VmHWM`. One run per point.\n\n";
-    s +=
-        "| bars | mode | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---|---:|---:|---:|\n";
+          reading the file included, as every `--data` file is read: in chunks of 256 Ki bars, \
+          on a thread of its own one chunk ahead, through the resumable `Sweeper`. Peak RSS is \
+          the process's `VmHWM`. One run per point.\n\n";
+    s += "| bars | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---:|---:|---:|\n";
     for p in points {
         s += &format!(
-            "| {:.0e} | {} | {:.2} | {:.3e} | {:.1} |\n",
+            "| {:.0e} | {:.2} | {:.3e} | {:.1} |\n",
             p.bars as f64,
-            if p.in_memory { "in memory" } else { "streamed" },
             p.secs,
             rate(p, combos),
             p.rss_mib
         );
     }
-    let base = points.iter().find(|p| p.in_memory && p.bars == 1_000_000);
-    let top = points
-        .iter()
-        .filter(|p| !p.in_memory)
-        .max_by_key(|p| p.bars);
-    if let (Some(b), Some(t)) = (base, top) {
+    if let Some(t) = points.iter().max_by_key(|p| p.bars) {
         s += &format!(
-            "\nTargets: at {:.0e} bars streamed, peak RSS {:.1} MiB (target <= 256 MB = 244 MiB: {}) \
-             and {:.3e} bar·combos/s, {:.1}% of the in-memory 1e6-bar sweep's {:.3e} (target >= 90%: {}).\n",
+            "\nTarget: at {:.0e} bars, peak RSS {:.1} MiB (target <= 256 MB = 244 MiB: {}).\n",
             t.bars as f64,
             t.rss_mib,
             if t.rss_mib <= 256e6 / 1048576.0 {
-                "met"
-            } else {
-                "missed"
-            },
-            rate(t, combos),
-            100.0 * rate(t, combos) / rate(b, combos),
-            rate(b, combos),
-            if rate(t, combos) >= 0.9 * rate(b, combos) {
                 "met"
             } else {
                 "missed"
@@ -145,7 +123,7 @@ pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str)
 /// Issue 30's targets, where the points are there: a streamed sweep's cost per bar·combo at 1e8
 /// bars at most 1.1 times its cost at 1e7, and at 1e9 at most 1.15 times.
 fn flatness(points: &[Point], combos: usize) -> String {
-    let streamed = |bars: u64| points.iter().find(|p| !p.in_memory && p.bars == bars);
+    let streamed = |bars: u64| points.iter().find(|p| p.bars == bars);
     let Some(base) = streamed(10_000_000) else {
         return String::new();
     };
@@ -181,7 +159,7 @@ pub fn section(report: &str) -> Option<&str> {
     crate::marked::section(report, BEGIN, END)
 }
 
-/// The log-log chart: wall time and peak RSS against bars, streamed and in memory.
+/// The log-log chart: wall time and peak RSS against bars.
 pub fn svg(points: &[Point], path: &Path) -> anyhow::Result<()> {
     let root = SVGBackend::new(path, (900, 380)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -218,18 +196,12 @@ pub fn svg(points: &[Point], path: &Path) -> anyhow::Result<()> {
             .x_label_formatter(&|v| format!("{v:.0e}"))
             .y_label_formatter(&|v| format!("{v:.3}"))
             .draw()?;
-        for (in_memory, color, name) in [(false, BLUE, "streamed"), (true, RED, "in memory")] {
-            let series: Vec<(f64, f64)> = points
-                .iter()
-                .filter(|p| p.in_memory == in_memory)
-                .map(|p| (p.bars as f64, y(p)))
-                .collect();
-            chart
-                .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))?
-                .label(name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color));
-            chart.draw_series(series.iter().map(|&xy| Circle::new(xy, 3, color.filled())))?;
-        }
+        let series: Vec<(f64, f64)> = points.iter().map(|p| (p.bars as f64, y(p))).collect();
+        chart
+            .draw_series(LineSeries::new(series.clone(), BLUE.stroke_width(2)))?
+            .label("hullsweep sweep --data")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLUE));
+        chart.draw_series(series.iter().map(|&xy| Circle::new(xy, 3, BLUE.filled())))?;
         chart
             .configure_series_labels()
             .border_style(BLACK)
@@ -249,7 +221,6 @@ mod tests {
     fn flatness_is_cost_per_bar_combo_against_1e7_bars() {
         let p = |bars, secs| Point {
             bars,
-            in_memory: false,
             secs,
             rss_mib: 40.0,
         };
@@ -273,22 +244,26 @@ mod tests {
 
     #[test]
     fn the_section_is_replaced_in_place_and_kept() {
-        let p = |bars, in_memory| Point {
+        let p = |bars, rss_mib| Point {
             bars,
-            in_memory,
             secs: 1.0,
-            rss_mib: 50.0,
+            rss_mib,
         };
-        let pts = [
-            p(1_000_000, true),
-            p(1_000_000, false),
-            p(10_000_000, false),
-        ];
-        // Notes no section text contains ("first" does: "the whole series loaded first").
+        let pts = [p(1_000_000, 30.0), p(10_000_000, 50.0)];
+        // Notes that no text of the section contains.
         let one = to_markdown(&pts, 80, "scale.svg", "note-one");
         let report = splice("# lab\n\ntable\n", &one);
         assert!(report.starts_with("# lab\n\ntable\n\n<!-- scale"));
-        assert!(report.contains("target >= 90%: met"), "{report}");
+        assert!(
+            report.contains("| 1e7 | 1.00 | 8.000e8 | 50.0 |"),
+            "{report}"
+        );
+        assert!(
+            report.contains("at 1e7 bars, peak RSS 50.0 MiB (target <= 256 MB = 244 MiB: met)"),
+            "{report}"
+        );
+        let over = to_markdown(&[p(1_000_000, 300.0)], 80, "scale.svg", "");
+        assert!(over.contains("244 MiB: missed"), "{over}");
         let two = to_markdown(&pts, 80, "scale.svg", "note-two");
         let again = splice(&(report.clone() + "\n## after\n"), &two);
         assert!(
@@ -300,6 +275,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         svg(&pts, &dir.path().join("s.svg")).unwrap();
         let text = std::fs::read_to_string(dir.path().join("s.svg")).unwrap();
-        assert!(text.contains("<svg") && text.contains("streamed"));
+        assert!(text.contains("<svg") && text.contains("hullsweep sweep --data"));
     }
 }

@@ -56,7 +56,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Instead of the table: the scale study. `hullsweep sweep` on GBM series of each length in
-    /// --scale-bars, streamed and in memory, wall time and peak RSS; written as the "scale"
+    /// --scale-bars, read in chunks as a user's run reads it, wall time and peak RSS; written as
+    /// the "scale"
     /// section of --out (replaced in place) with a log-log SVG beside it.
     #[arg(long)]
     scale: bool,
@@ -88,9 +89,6 @@ pub struct Args {
         default_value = "100000,1000000,10000000,100000000,1000000000"
     )]
     scale_bars: Vec<u64>,
-    /// Longest series the scale study also sweeps --in-memory (the series' 8 bytes a bar more).
-    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
-    scale_in_memory_max: u64,
     /// Where the scale study keeps its data files (reused between runs).
     #[arg(long, value_name = "DIR", default_value = "target/scale")]
     scale_dir: PathBuf,
@@ -98,12 +96,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.scale {
-        return super::scale::run(
-            &args.scale_bars,
-            args.scale_in_memory_max,
-            &args.scale_dir,
-            args.out.as_deref(),
-        );
+        return super::scale::run(&args.scale_bars, &args.scale_dir, args.out.as_deref());
     }
     if args.rounds == 0 {
         bail!("--rounds 0: need at least one timed round");

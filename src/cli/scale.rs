@@ -6,12 +6,7 @@ use hullsweep_lab::machine::Provenance;
 use hullsweep_lab::scale::{self as scale_lab, Point};
 use std::path::Path;
 
-pub fn run(
-    sizes: &[u64],
-    in_memory_max: u64,
-    dir: &Path,
-    out: Option<&Path>,
-) -> anyhow::Result<()> {
+pub fn run(sizes: &[u64], dir: &Path, out: Option<&Path>) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let provenance = Provenance::start();
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -32,25 +27,17 @@ pub fn run(
             ));
             continue;
         }
-        for in_memory in [false, true] {
-            if in_memory && bars > in_memory_max {
-                continue;
-            }
-            eprintln!(
-                "scale: {bars} bars, {}",
-                if in_memory { "in memory" } else { "streamed" }
-            );
-            let p = scale_lab::measure(&exe, dir, bars, in_memory)?;
-            eprintln!("scale:   {:.2} s, peak RSS {:.1} MiB", p.secs, p.rss_mib);
-            points.push(p);
-            // Written after every point, so a study cut short still reports what it measured.
-            let pending: Vec<String> = sizes
-                .iter()
-                .filter(|&&b| b > bars)
-                .map(|b| b.to_string())
-                .collect();
-            write(&provenance, &points, combos, &skipped, &pending, out)?;
-        }
+        eprintln!("scale: {bars} bars");
+        let p = scale_lab::measure(&exe, dir, bars)?;
+        eprintln!("scale:   {:.2} s, peak RSS {:.1} MiB", p.secs, p.rss_mib);
+        points.push(p);
+        // Written after every point, so a study cut short still reports what it measured.
+        let pending: Vec<String> = sizes
+            .iter()
+            .filter(|&&b| b > bars)
+            .map(|b| b.to_string())
+            .collect();
+        write(&provenance, &points, combos, &skipped, &pending, out)?;
     }
     write(&provenance, &points, combos, &skipped, &[], out)?;
     Ok(())

@@ -70,11 +70,6 @@ pub struct Args {
     /// max_drawdown, highest for the others).
     #[arg(long, value_name = "NAME", default_value = "pnl", requires = "plot", value_parser = super::args::parse_metric)]
     pub(super) metric: &'static str,
-    /// Load the whole --data series into memory first, then sweep it in the streamed sweep's
-    /// pieces (`hullsweep lab --scale` compares the two). Same results; the series' memory
-    /// more, and the file is read before the sweep rather than beside it.
-    #[arg(long)]
-    in_memory: bool,
     /// Have the engine (`hullsweep serve`) at ADDR sweep: shm:NAME, unix:PATH or tcp:HOST:PORT
     /// (TLS with --tls-ca or --tls-pin). The output is byte for byte the local command's; the
     /// series (--data read whole, or the built-in one) goes to the server, whose --variant and
@@ -105,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rolling = matches!(variant, Variant::Rolling | Variant::RollingRayon);
     // A file is swept in chunks (any length, bounded memory); --stats needs the whole series
     // in memory for its rolling pass.
-    if let (Some(path), false) = (args.input.data.as_deref(), args.stats || args.in_memory) {
+    if let (Some(path), false) = (args.input.data.as_deref(), args.stats) {
         let start = Instant::now();
         let bar = super::progress::Bar::sweep();
         let swept = hullsweep_data::sweep_file(
@@ -191,8 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--folds`, `--metrics`, `--returns` and `--plot`: the fold sweep over a file read in chunks
-/// (unless `--in-memory`) or the series in memory.
+/// `--folds`, `--metrics`, `--returns` and `--plot`: the fold sweep over a file read in chunks,
+/// or the built-in series in memory.
 fn research_columns(
     args: &Args,
     variant: Variant,
@@ -200,15 +195,15 @@ fn research_columns(
     grid: &hullsweep_kernel::Grid,
 ) -> anyhow::Result<()> {
     let threads = threads(args.threads)?;
-    let in_memory;
-    let series = match (args.input.data.as_deref(), args.in_memory) {
-        (Some(path), false) => super::folds::Series::File {
+    let built_in;
+    let series = match args.input.data.as_deref() {
+        Some(path) => super::folds::Series::File {
             path,
             column: args.input.column.as_deref(),
         },
-        _ => {
-            in_memory = args.input.close(threads)?;
-            super::folds::Series::Memory(&in_memory)
+        None => {
+            built_in = args.input.close(threads)?;
+            super::folds::Series::Memory(&built_in)
         }
     };
     if let Some(folds) = args.folds {
