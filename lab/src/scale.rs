@@ -25,10 +25,20 @@ pub fn peak_rss_mib() -> Option<f64> {
 pub struct Point {
     /// Length of the GBM series swept, in bars.
     pub bars: u64,
-    /// Wall time of the whole `hullsweep sweep` process, reading the file included, in seconds.
+    /// Wall time of the whole `hullsweep sweep` process, reading the file included, in seconds:
+    /// the median of [`Point::runs`] runs.
     pub secs: f64,
-    /// Peak resident memory the sweep process reported (`VmHWM`), in MiB.
+    /// Peak resident memory the sweep process reported (`VmHWM`), in MiB: the largest of the
+    /// runs.
     pub rss_mib: f64,
+    /// How many runs the point is the median of ([`runs_for`]).
+    pub runs: usize,
+}
+
+/// Runs per point: three up to 1e8 bars (at most half a minute each on 2 cores), so one slow
+/// run on a shared machine does not decide a ratio; one above (a 1e9-bar run takes minutes).
+pub fn runs_for(bars: u64) -> usize {
+    if bars <= 100_000_000 { 3 } else { 1 }
 }
 
 /// `dir/gbm-{bars}.npy`, the default GBM series of `bars` bars, written by `exe data` unless it
@@ -51,10 +61,25 @@ pub fn gbm_file(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<PathBuf> {
     Ok(data)
 }
 
-/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`, [`gbm_file`]) on the
-/// default grid with `fastest`; wall time of the whole process (reading the file included) and
-/// the peak RSS it reports.
+/// [`runs_for`]`(bars)` runs of [`measure_once`]: the median wall time, the largest peak RSS.
 pub fn measure(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<Point> {
+    let runs = runs_for(bars);
+    let mut points = (0..runs)
+        .map(|_| measure_once(exe, dir, bars))
+        .collect::<anyhow::Result<Vec<Point>>>()?;
+    points.sort_by(|a, b| a.secs.total_cmp(&b.secs));
+    let rss_mib = points.iter().map(|p| p.rss_mib).fold(0.0, f64::max);
+    Ok(Point {
+        rss_mib,
+        runs,
+        ..points[runs / 2]
+    })
+}
+
+/// Runs `exe sweep` on the GBM series of `bars` (written once into `dir`, [`gbm_file`]) on the
+/// default grid with `fastest`, once; wall time of the whole process (reading the file
+/// included) and the peak RSS it reports.
+pub fn measure_once(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<Point> {
     let data = gbm_file(exe, dir, bars)?;
     let mut cmd = Command::new(exe);
     // The results go to stdout, captured and dropped (80 short lines).
@@ -76,6 +101,7 @@ pub fn measure(exe: &Path, dir: &Path, bars: u64) -> anyhow::Result<Point> {
         bars,
         secs,
         rss_mib,
+        runs: 1,
     })
 }
 
@@ -89,13 +115,15 @@ pub fn to_markdown(points: &[Point], combos: usize, svg_name: &str, notes: &str)
     let mut s = format!("{BEGIN}\n## Scale: any length in bounded memory\n\n");
     s += "`hullsweep sweep --data gbm-N.npy` (default grid, `fastest`) as a whole process, \
           reading the file included, as every `--data` file is read: in chunks of 256 Ki bars, \
-          on a thread of its own one chunk ahead, through the resumable `Sweeper`. Peak RSS is \
-          the process's `VmHWM`. One run per point.\n\n";
-    s += "| bars | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---:|---:|---:|\n";
+          on a thread of its own one chunk ahead, through the resumable `Sweeper`. Wall time is \
+          the median of the point's runs, back to back (three up to 1e8 bars, one above); peak \
+          RSS is the largest `VmHWM` they reported.\n\n";
+    s += "| bars | runs | wall (s) | bar·combos / s | peak RSS (MiB) |\n|---:|---:|---:|---:|---:|\n";
     for p in points {
         s += &format!(
-            "| {:.0e} | {:.2} | {:.3e} | {:.1} |\n",
+            "| {:.0e} | {} | {:.2} | {:.3e} | {:.1} |\n",
             p.bars as f64,
+            p.runs,
             p.secs,
             rate(p, combos),
             p.rss_mib
@@ -223,6 +251,7 @@ mod tests {
             bars,
             secs,
             rss_mib: 40.0,
+            runs: 1,
         };
         // 1e8 bars in 10.5 times the time of 1e7: 1.05 times the cost; 1e9 in 120 times: 1.2.
         let pts = [
@@ -248,6 +277,7 @@ mod tests {
             bars,
             secs: 1.0,
             rss_mib,
+            runs: runs_for(bars),
         };
         let pts = [p(1_000_000, 30.0), p(10_000_000, 50.0)];
         // Notes that no text of the section contains.
@@ -255,7 +285,7 @@ mod tests {
         let report = splice("# lab\n\ntable\n", &one);
         assert!(report.starts_with("# lab\n\ntable\n\n<!-- scale"));
         assert!(
-            report.contains("| 1e7 | 1.00 | 8.000e8 | 50.0 |"),
+            report.contains("| 1e7 | 3 | 1.00 | 8.000e8 | 50.0 |"),
             "{report}"
         );
         assert!(
