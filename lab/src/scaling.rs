@@ -1,6 +1,7 @@
 //! The lab's 2-core scaling section: `fastest` (`rolling-rayon`) at 1 and 2 threads, sweep by
 //! sweep in one process and as whole `hullsweep sweep` processes on 1.5M bars, beside the
-//! machine's own ceilings: register-only work of the same shape, and two processes at once. Why it scales so: `docs/scaling.md`.
+//! machine's own ceilings: register-only work of the same shape, and two processes at once.
+//! Why it scales so: `docs/scaling.md`.
 
 use crate::breakdown::{process, reported_ms};
 use crate::scale;

@@ -57,8 +57,7 @@ pub struct Args {
     out: Option<PathBuf>,
     /// Instead of the table: the scale study. `hullsweep sweep` on GBM series of each length in
     /// --scale-bars, read in chunks as a user's run reads it, wall time and peak RSS; written as
-    /// the "scale"
-    /// section of --out (replaced in place) with a log-log SVG beside it.
+    /// the "scale" section of --out (replaced in place) with a log-log SVG beside it.
     #[arg(long)]
     scale: bool,
     /// Instead of the table: only the live section ("Live: cost per bar"): per-bar latency of
