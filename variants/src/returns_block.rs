@@ -12,16 +12,12 @@ pub struct ReturnScratch {
     marks: Vec<u8>,
     /// The formula's `(side, entry, realized)` at the start, then after each change.
     states: Vec<[f64; 3]>,
-    /// The same states by field (sides, entries, realized, and `1 / entry`), each padded with
-    /// [`WIDE_PAD`] copies of the last: what the eight-bar path reads its windows of states from.
-    fields: [Vec<f64>; FIELDS],
+    /// The same states by field (sides, entries, realized), each padded with [`WIDE_PAD`]
+    /// copies of the last: what the eight-bar path reads its windows of states from.
+    fields: [Vec<f64>; 3],
     /// Whether to take eight bars at a time in AVX-512 (where the CPU has it).
     wide: bool,
 }
-
-/// The eight-bar path's fields per state: side, entry, realized, and the entry's reciprocal,
-/// from which it finds `close / entry` without a division (`x86::quotient`).
-const FIELDS: usize = 4;
 
 /// States past the last that the eight-bar path's windows may read (and never select).
 const WIDE_PAD: usize = 16;
@@ -147,15 +143,11 @@ impl ComboRun<'_> {
         states.extend(changes.iter().map(|c| [c.pos as f64, c.entry, c.realized]));
         if *wide {
             let last = *states.last().expect("the start's state");
-            for (f, field) in fields[..3].iter_mut().enumerate() {
+            for (f, field) in fields.iter_mut().enumerate() {
                 field.clear();
                 field.extend(states.iter().map(|st| st[f]));
                 field.extend(std::iter::repeat_n(last[f], WIDE_PAD));
             }
-            // One division per state (a change), where the bars would take one each.
-            let [_, entries, _, inverses] = fields;
-            inverses.clear();
-            inverses.extend(entries.iter().map(|e| 1.0 / e));
         }
         // `base`: the index in `states` of the state at the block's first bar.
         let (mut base, mut next) = (0usize, 0usize);
@@ -202,7 +194,7 @@ impl ComboRun<'_> {
 #[inline(always)]
 fn returns(
     here: &[[f64; 3]],
-    wide: Option<[&[f64]; FIELDS]>,
+    wide: Option<[&[f64]; 3]>,
     limit: f64,
     closes: &[f64],
     marks: &[u8],
@@ -318,7 +310,7 @@ fn pairs(
 /// does only where the CPU has AVX-512F.
 #[inline(always)]
 fn eights(
-    fields: [&[f64]; FIELDS],
+    fields: [&[f64]; 3],
     limit: f64,
     closes: &[f64],
     marks: &[u8],
@@ -340,7 +332,7 @@ fn eights(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Carry, FIELDS, ReturnScratch};
+    use super::{Carry, ReturnScratch};
     use crate::returns::{ComboRun, RunState};
 
     /// [`ComboRun::for_each_block_within`] compiled for AVX-512F, `f` with it.
@@ -354,112 +346,11 @@ mod x86 {
         run.blocks(scratch, limit, f)
     }
     use std::arch::x86_64::{
-        __m512d, __m512i, _CMP_GE_OQ, _CMP_LE_OQ, _CMP_LT_OQ, _CMP_NLE_UQ, _mm_cvtsi64_si128,
-        _mm512_abs_pd, _mm512_add_pd, _mm512_alignr_epi64, _mm512_castpd_si512,
-        _mm512_castsi512_pd, _mm512_cmp_pd_mask, _mm512_cvtepu8_epi64, _mm512_div_pd,
-        _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_loadu_pd, _mm512_mask_cmp_pd_mask, _mm512_mul_pd,
-        _mm512_permutex2var_pd, _mm512_set1_epi64, _mm512_set1_pd, _mm512_storeu_pd,
-        _mm512_sub_epi64, _mm512_sub_pd,
+        __m512d, __m512i, _CMP_NLE_UQ, _mm_cvtsi64_si128, _mm512_abs_pd, _mm512_add_pd,
+        _mm512_alignr_epi64, _mm512_castpd_si512, _mm512_castsi512_pd, _mm512_cmp_pd_mask,
+        _mm512_cvtepu8_epi64, _mm512_div_pd, _mm512_loadu_pd, _mm512_mul_pd,
+        _mm512_permutex2var_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_sub_pd,
     };
-
-    /// `c / e` in each lane, correctly rounded: the bits of `_mm512_div_pd(c, e)`, from `y`, an
-    /// approximation of `1 / e` (any value: it only decides how often the division is needed).
-    ///
-    /// `q0 = c y`, one Newton step `q = q0 + (c - q0 e) y` (fused), then a proof per lane that
-    /// `q` is the quotient rounded to nearest, or the division for all eight. With `g` the gap
-    /// from `q` down to the next double (for a positive normal `q`, never more than the gap up),
-    /// `q = RN(c / e)` as soon as `|c / e - q| < g / 2`: the quotient is then nearer to `q` than
-    /// to either neighbour. Multiplied by `e > 0`, that is `|c - q e| < B` with `B = (g / 2) e`.
-    /// The test reads `rho = RN(c - q e)`, the residual rounded once by the fused multiply-add;
-    /// since `B` is a double (below), rounding to nearest is monotonic and keeps `|rho| >= B`
-    /// whenever the exact residual has it, so `|rho| < B` proves the exact residual below `B`.
-    /// `B` is exact when it is a normal finite double: `g` is `q` less its predecessor (one bit
-    /// pattern down, an exact difference by Sterbenz), a power of two, so `g / 2` is exact
-    /// unless it underflows to zero, and scaling `e` by a power of two is exact unless the
-    /// result leaves the normal range, which the test refuses. Anything else (NaN or infinite
-    /// inputs, zero, negative or subnormal quotients or entries, `B` outside the normal range,
-    /// a quotient just above a power of two whose upper gap is twice `g`) fails the test and
-    /// takes the division, so the result is the division's in every lane, for every input.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn quotient(c: __m512d, e: __m512d, y: __m512d) -> __m512d {
-        let (q, proved) = newton(c, e, y);
-        if proved == u8::MAX {
-            q
-        } else {
-            _mm512_div_pd(c, e)
-        }
-    }
-
-    /// [`quotient`]'s candidate `q` and the lanes in which it is proved `RN(c / e)`.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn newton(c: __m512d, e: __m512d, y: __m512d) -> (__m512d, u8) {
-        let q0 = _mm512_mul_pd(c, y);
-        let q = _mm512_fmadd_pd(_mm512_fnmadd_pd(q0, e, c), y, q0);
-        (q, proof(c, e, q))
-    }
-
-    /// The lanes in which `q` is proved `RN(c / e)` ([`quotient`] has the argument).
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn proof(c: __m512d, e: __m512d, q: __m512d) -> u8 {
-        let rho = _mm512_fnmadd_pd(q, e, c);
-        let below = _mm512_castsi512_pd(_mm512_sub_epi64(
-            _mm512_castpd_si512(q),
-            _mm512_set1_epi64(1),
-        ));
-        let half_gap = _mm512_mul_pd(_mm512_sub_pd(q, below), _mm512_set1_pd(0.5));
-        let bound = _mm512_mul_pd(half_gap, e);
-        let normal = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(bound, _mm512_set1_pd(f64::MIN_POSITIVE));
-        let normal = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(normal, bound, _mm512_set1_pd(f64::MAX));
-        _mm512_mask_cmp_pd_mask::<_CMP_LT_OQ>(normal, _mm512_abs_pd(rho), bound)
-    }
-
-    /// [`proof`] of candidates `q` over slices eight at a time, for the tests: per lane whether
-    /// it vouched for `q[i]` as `c[i] / e[i]`.
-    #[cfg(test)]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn proofs_avx512(c: &[f64], e: &[f64], q: &[f64]) -> Vec<bool> {
-        let n = q.len();
-        assert!(n.is_multiple_of(8) && c.len() == n && e.len() == n);
-        let mut out = Vec::with_capacity(n);
-        for i in (0..n).step_by(8) {
-            // SAFETY: `i + 8 <= n`, the length of all three slices.
-            let mask = unsafe {
-                proof(
-                    _mm512_loadu_pd(c.as_ptr().add(i)),
-                    _mm512_loadu_pd(e.as_ptr().add(i)),
-                    _mm512_loadu_pd(q.as_ptr().add(i)),
-                )
-            };
-            out.extend((0..8).map(|lane| mask >> lane & 1 == 1));
-        }
-        out
-    }
-
-    /// [`quotient`] over slices eight at a time (a whole number of eights), for the tests;
-    /// returns how many lanes the proof alone settled.
-    #[cfg(test)]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn quotients_avx512(c: &[f64], e: &[f64], y: &[f64], out: &mut [f64]) -> usize {
-        let n = out.len();
-        assert!(n.is_multiple_of(8) && c.len() == n && e.len() == n && y.len() == n);
-        let mut proved = 0;
-        for i in (0..n).step_by(8) {
-            // SAFETY: `i + 8 <= n`, the length of all four slices.
-            unsafe {
-                let (c, e, y) = (
-                    _mm512_loadu_pd(c.as_ptr().add(i)),
-                    _mm512_loadu_pd(e.as_ptr().add(i)),
-                    _mm512_loadu_pd(y.as_ptr().add(i)),
-                );
-                proved += newton(c, e, y).1.count_ones() as usize;
-                _mm512_storeu_pd(out.as_mut_ptr().add(i), quotient(c, e, y));
-            }
-        }
-        proved
-    }
 
     /// Eight bars a step. Each bar's state is `fields[.][count + n]`, `n` the marks up to and
     /// including it: the marks' eight bytes times `0x0101...01` hold those running counts (at
@@ -469,7 +360,7 @@ mod x86 {
     /// taking the last equity of the step before.
     #[target_feature(enable = "avx512f")]
     pub(super) fn eights_avx512(
-        fields: [&[f64]; FIELDS],
+        fields: [&[f64]; 3],
         limit: f64,
         closes: &[f64],
         marks: &[u8],
@@ -505,10 +396,10 @@ mod x86 {
                 };
                 _mm512_permutex2var_pd(lo, lane, hi)
             };
-            let [side, entry, realized, inverse] = fields.map(pick);
+            let (side, entry, realized) = (pick(fields[0]), pick(fields[1]), pick(fields[2]));
             // SAFETY: `i + 8 <= n <= closes.len()`.
             let c = unsafe { _mm512_loadu_pd(closes.as_ptr().add(i)) };
-            let moved = _mm512_mul_pd(side, _mm512_sub_pd(quotient(c, entry, inverse), one));
+            let moved = _mm512_mul_pd(side, _mm512_sub_pd(_mm512_div_pd(c, entry), one));
             let equity = _mm512_add_pd(realized, _mm512_mul_pd(moved, hundred));
             // (prev[7], equity[0], ..., equity[6]).
             let shifted = _mm512_castsi512_pd(_mm512_alignr_epi64::<7>(
@@ -562,6 +453,3 @@ fn gapped(
     }
     before
 }
-
-#[cfg(test)]
-mod tests;
