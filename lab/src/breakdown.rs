@@ -452,8 +452,12 @@ fn roofline_markdown(b: &Breakdown, svg_name: &str, mib: impl Fn(usize) -> f64) 
          a fused multiply-add, or `x = x / m`: a division, one flop) per instruction set, the baseline as plain Rust auto-vectorised \
          to 2 lanes (SSE2 on x86-64), AVX2 and AVX-512 through `core::arch` at run time; the \
          best of 5 samples of {:.0} ms: {}. The kernels' ceiling is multiply + add at the \
-         instruction set `rolling` runs its fast path at ({}), since a fused multiply-add would \
-         round once where the reference rounds twice and change the bits: **{:.1} GFlop/s**. \
+         instruction set `rolling` runs its fast path at ({}): **{:.1} GFlop/s**. The direct \
+         variants cannot fuse (a fused multiply-add rounds once where the reference rounds \
+         twice, and would change their bits); `rolling` fuses its multiply-subtracts where the \
+         CPU has FMA (its bound covers both roundings: `variants/src/rolling.md`, \"Fused \
+         multiply-adds\"): on the default grid 16 of its 36 flops a position as 8 fused \
+         instructions, so its own ceiling is up to 36/28, about 1.3 times this one. \
          Memory: one core's streaming read (32 accumulators, baseline) of {:.0} MiB (the \
          last-level cache: {}): **{:.1} GB/s**; of a buffer the size of the series each combo \
          re-reads ({:.2} MiB; L2: {}): {:.1} GB/s.\n\n",
@@ -474,8 +478,8 @@ fn roofline_markdown(b: &Breakdown, svg_name: &str, mib: impl Fn(usize) -> f64) 
          kernel of `rolling` is 6 per rolling WMA per position (`q = w·x_new - S; T += q; S += \
          x_new - x_old`, then `T·(1/D)`), three first-level WMAs and two second-level ones plus \
          `2a - b` and `3c - dd - e`: **35 flops of indicator arithmetic**; then `d = hma - hma3` \
-         and the certification margin `|d| - threshold` (2), and the restarts and lanes' \
-         lookback: {kernel:.1} on this grid. The O(1) ceiling is the kernels' ceiling over that: \
+         (1: the certification keeps each lane's least `|d|` and compares it with the threshold \
+         once a period), and the restarts and lanes' lookback: {kernel:.1} on this grid. The O(1) ceiling is the kernels' ceiling over that: \
          {:.3e} bar·combos/s. The direct variants compute every WMA as `2w + 1` flops a bar. \
          Bytes: each combo reads the series, 8 bytes a bar (intensity = flops / 8, the chart's \
          x axis); kept in cache across combos, it is 8 bytes a bar once per sweep, {:.2} bytes \

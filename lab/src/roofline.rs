@@ -74,7 +74,9 @@ pub fn flops_per_bar_combo(variant: Variant, combo: &Combo, n_bars: usize) -> f6
             };
             let restart1: f64 = first.iter().map(|&w| 3.0 * w as f64).sum::<f64>() / period;
             let level1 = 6.0 * first.len() as f64 + 5.0 + restart1;
-            let level2 = 12.0 + 2.0 + 3.0 * (s + m) as f64 / period;
+            // Two rolling WMAs and `d = hma - hma3`; the certification keeps each lane's least
+            // `|d|` (no arithmetic) and compares it with the threshold once a period.
+            let level2 = 12.0 + 1.0 + 3.0 * (s + m) as f64 / period;
             let lanes = hullsweep_variants::rolling::LANES;
             let q = n_bars.div_ceil(lanes);
             ((q + w2) as f64 * level1 + q as f64 * level2) * lanes as f64 / n_bars as f64
@@ -189,8 +191,9 @@ impl Ceilings {
         }
     }
 
-    /// The flop ceiling the kernels can reach: multiply-add (their bits forbid a fused one) at
-    /// the kernel's instruction set, or the best measured peak if that one is missing.
+    /// The flop ceiling the kernels are measured against: multiply + add at the kernel's
+    /// instruction set (the direct variants' bits forbid a fused one; `rolling` fuses a fifth of
+    /// its operations where the CPU has FMA), or the best measured peak if that one is missing.
     pub fn ceiling(&self) -> f64 {
         self.peak(Self::kernel_isa(), Op::MulAdd)
             .unwrap_or_else(|| self.peaks.iter().map(|p| p.flops).fold(0.0, f64::max))
@@ -355,17 +358,17 @@ mod tests {
 
     #[test]
     fn the_o1_kernel_is_35_flops_of_indicators_plus_its_certificate_and_restarts() {
-        // A three-window combo, as the whole default grid: 35 + 2 per position, plus restarts
+        // A three-window combo, as the whole default grid: 35 + 1 per position, plus restarts
         // and lookback, a few flops more; the long series makes the lookback negligible.
         let f = flops_per_bar_combo(Variant::Rolling, &derive_windows(100), 8_000_000);
         let restarts = 3.0 * (50 + 100 + 33) as f64 / 400.0 + 3.0 * (10 + 100) as f64 / 400.0;
-        assert!((f - (37.0 + restarts)).abs() < 0.01, "{f}");
+        assert!((f - (36.0 + restarts)).abs() < 0.01, "{f}");
         // Five windows at the first level: 12 more.
         let five = flops_per_bar_combo(Variant::Rolling, &derive_windows2(100, 60), 8_000_000);
         assert!(five > f + 11.0, "{five}");
-        // The default grid averages between 37 and 41.
+        // The default grid averages between 36 and 40.
         let mean = mean_flops(Variant::RollingRayon, &default_params(), 150_000);
-        assert!(mean > 37.0 && mean < 41.0, "{mean}");
+        assert!(mean > 36.0 && mean < 40.0, "{mean}");
         // The direct pipelines grow with the windows: 7 passes against 5 on the default grid.
         let c = derive_windows(20);
         let full = flops_per_bar_combo(Variant::Reference, &c, 1000);

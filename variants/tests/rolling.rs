@@ -26,20 +26,36 @@ fn worst_ratio(close: &[f64], c: &Combo, scale: f64) -> f64 {
     worst_ratio_with(close, c, |b| b * scale)
 }
 
-/// [`worst_ratio`] against `shrink(b)` for each bar's bound `b` (negative controls shrink it).
+/// [`worst_ratio`] against `shrink(b)` for each bar's bound `b` (negative controls shrink it),
+/// the worst over every tier: the tiers with fused multiply-adds round differently.
 fn worst_ratio_with(close: &[f64], c: &Combo, shrink: impl Fn(f64) -> f64) -> f64 {
+    let want = reference_d(close, c);
+    Tier::available()
+        .into_iter()
+        .map(|tier| worst_ratio_on(tier, close, c, &want, &shrink))
+        .fold(0.0, f64::max)
+}
+
+/// [`worst_ratio_with`] for the fast path at one tier, against the reference's `want`.
+fn worst_ratio_on(
+    tier: Tier,
+    close: &[f64],
+    c: &Combo,
+    want: &[f64],
+    shrink: impl Fn(f64) -> f64,
+) -> f64 {
     let valid = ValidClose::new(close).expect("valid series");
-    let Some((fast, bound)) = fast_d_with_bound(valid, c).expect("valid combo") else {
+    let Some((fast, bound)) = fast_d_with_bound(valid, c, tier).expect("valid combo") else {
         return 0.0;
     };
-    let want = reference_d(close, c);
     let mut worst = 0.0f64;
     for i in 0..close.len() {
         if fast[i].is_nan() && bound[i].is_nan() {
             // The reference's NaN bars (fewer than the lookback since a NaN or the start).
             assert!(
                 want[i].is_nan(),
-                "bar {i} of {c:?}: masked, reference {}",
+                "bar {i} of {c:?} ({}): masked, reference {}",
+                tier.name(),
                 want[i]
             );
             continue;
@@ -64,6 +80,40 @@ fn worst_ratio_with(close: &[f64], c: &Combo, shrink: impl Fn(f64) -> f64) -> f6
         });
     }
     worst
+}
+
+/// The tiers with fused multiply-adds do fuse: their fast `d` differs from the baseline's in
+/// the last bits at some bars (so the bound tests above, run at every tier, cover both
+/// roundings), and only there: never by more than the bound.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_fused_tiers_round_differently_within_the_bound() {
+    if !std::is_x86_feature_detected!("fma") {
+        return;
+    }
+    let close = gbm(20_000, 11, 0.002);
+    let valid = ValidClose::new(&close).expect("valid");
+    let c = derive_windows(40);
+    let fd = |tier| {
+        fast_d_with_bound(valid, &c, tier)
+            .expect("combo")
+            .expect("fast")
+    };
+    let (plain, bound) = fd(Tier::Sse2);
+    for tier in [Tier::Avx2, Tier::Avx512]
+        .into_iter()
+        .filter(|t| t.is_available())
+    {
+        let (fused, _) = fd(tier);
+        let mut differ = 0;
+        for i in 0..close.len() {
+            if plain[i].to_bits() != fused[i].to_bits() {
+                differ += 1;
+                assert!((plain[i] - fused[i]).abs() <= 2.0 * bound[i], "bar {i}");
+            }
+        }
+        assert!(differ > 100, "{}: only {differ} bars differ", tier.name());
+    }
 }
 
 /// Combos of every shape: the default derivation at several lengths, and windows that differ.
@@ -232,7 +282,8 @@ fn the_overflow_guard_meets_overflowed_bars() {
             .map(|c| {
                 let d = reference_d(&close, c);
                 let valid = ValidClose::new(&close).expect("valid");
-                let Some((fast, bound)) = fast_d_with_bound(valid, c).expect("combo") else {
+                let Some((fast, bound)) = fast_d_with_bound(valid, c, Tier::best()).expect("combo")
+                else {
                     return 0;
                 };
                 (0..close.len())

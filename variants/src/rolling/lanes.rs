@@ -6,7 +6,7 @@ use super::certify::{Plan, UNCERTIFIED};
 use super::layout::{LANES, V};
 use super::prepare::Prepared;
 use super::scratch::Scratch;
-use super::signs::{NegMask, sign_bytes};
+use super::signs::{TierOps, mul_sub};
 use std::ops::Range;
 
 /// Loads the 8 lanes at position `loc` of a transposed buffer.
@@ -64,10 +64,10 @@ impl Roll {
 
     /// Moves the window one position on: `new` enters, `old` (w positions back) leaves.
     #[inline(always)]
-    pub(super) fn step(&mut self, wf: f64, new: V, old: V) {
+    pub(super) fn step<T: TierOps>(&mut self, wf: f64, new: V, old: V) {
         for l in 0..LANES {
             // The weighted sum uses the window sum before it moves: T' = T + (w x_new - S).
-            let q = wf * new[l] - self.s[l];
+            let q = mul_sub::<T>(wf, new[l], self.s[l]);
             self.t[l] += q;
             self.s[l] += new[l] - old[l];
         }
@@ -115,7 +115,7 @@ pub(super) fn tile_positions(plan: &Plan, q: usize) -> usize {
 /// union, so the restart schedule does not depend on the tiling.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) fn level1<const NW: usize>(
+pub(super) fn level1<T: TierOps, const NW: usize>(
     ct: &[f64],
     ws: [usize; NW],
     range: Range<usize>,
@@ -152,7 +152,7 @@ pub(super) fn level1<const NW: usize>(
         // them inside every buffer.
         let (mut r, first) = if at_restart {
             let r: [Roll; NW] = std::array::from_fn(|j| unsafe { Roll::restart(ct, ws[j], loc) });
-            unsafe { emit1(&r, &inv, loc - base, d1, d3) };
+            unsafe { emit1::<T, NW>(&r, &inv, loc - base, d1, d3) };
             (r, loc + 1)
         } else {
             (*carry, loc)
@@ -160,9 +160,9 @@ pub(super) fn level1<const NW: usize>(
         for at in first..end {
             let new = unsafe { load(ct, at) };
             for j in 0..NW {
-                r[j].step(wf[j], new, unsafe { load(ct, at - ws[j]) });
+                r[j].step::<T>(wf[j], new, unsafe { load(ct, at - ws[j]) });
             }
-            unsafe { emit1(&r, &inv, at - base, d1, d3) };
+            unsafe { emit1::<T, NW>(&r, &inv, at - base, d1, d3) };
         }
         *carry = r;
         loc = end;
@@ -175,7 +175,7 @@ pub(super) fn level1<const NW: usize>(
 /// # Safety
 /// Index `at` inside `d1` and `d3` (see [`load`]).
 #[inline(always)]
-pub(super) unsafe fn emit1<const NW: usize>(
+pub(super) unsafe fn emit1<T: TierOps, const NW: usize>(
     r: &[Roll; NW],
     inv: &[f64; NW],
     at: usize,
@@ -186,27 +186,36 @@ pub(super) unsafe fn emit1<const NW: usize>(
     let y: [V; NW] = std::array::from_fn(|j| r[j].value(inv[j]));
     // SAFETY: by the contract.
     unsafe {
-        store(d1, at, std::array::from_fn(|l| 2.0 * y[0][l] - y[1][l]));
+        store(
+            d1,
+            at,
+            std::array::from_fn(|l| mul_sub::<T>(2.0, y[0][l], y[1][l])),
+        );
         store(
             d3,
             at,
-            std::array::from_fn(|l| 3.0 * y[2][l] - y[ih3][l] - y[im][l]),
+            std::array::from_fn(|l| mul_sub::<T>(3.0, y[2][l], y[ih3][l]) - y[im][l]),
         );
     }
 }
 
 /// Second level over positions `range` (whole restart periods from `from`, the first position
-/// of the series): `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and `d = hma - hma3`, written to
-/// `dt` where `|d|` clears the bound `beta * M`, [`UNCERTIFIED`] elsewhere, with the sign bytes
-/// in `signs`. `d1`, `d3` hold position `loc` at `loc - base`, `dt` at `loc - range.start`,
-/// `signs` at `loc - from`; each lane's uncertified bars (bar `l q + loc - from` of lane `l`),
-/// but for the reference's NaN bars and those past the series, are appended to `unsettled`.
+/// of the series): `hma = wma(d1, s)`, `hma3 = wma(d3, m)` and `d = hma - hma3`, with the sign
+/// bytes in `signs`, and `dt` where a period has a bar `|d|` does not clear the bound `beta * M`
+/// (or at every position with `keep_all`): `d` where it clears, [`UNCERTIFIED`] elsewhere.
+/// `d1`, `d3` hold position `loc` at `loc - base`, `dt` at `loc - range.start`, `signs` at
+/// `loc - from`; each lane's uncertified bars (bar `l q + loc - from` of lane `l`), but for the
+/// reference's NaN bars and those past the series, are appended to `unsettled`.
+///
+/// Every period starts at a restart, so it depends on nothing before it but `d1` and `d3`: a
+/// period is first run without writing `dt` (almost every period is certified whole, and then
+/// nothing reads it), and run again, to the same bits, with `dt` where it was not.
 ///
 /// # Safety
-/// The CPU has `M`'s instruction set ([`NegMask`]).
+/// The CPU has `M`'s instruction set ([`TierOps`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(super) unsafe fn level2<M: NegMask>(
+pub(super) unsafe fn level2<M: TierOps>(
     prep: &Prepared<'_>,
     plan: &Plan,
     d1: &[f64],
@@ -217,6 +226,7 @@ pub(super) unsafe fn level2<M: NegMask>(
     dt: &mut [f64],
     signs: &mut [u64],
     unsettled: &mut [Vec<usize>; LANES],
+    keep_all: bool,
 ) {
     let (s, m, period) = (plan.s, plan.m, plan.period);
     let len = (range.end - base) * LANES;
@@ -237,8 +247,6 @@ pub(super) unsafe fn level2<M: NegMask>(
         s.max(m) <= range.start - base,
         "windows start inside d1, d3"
     );
-    let (sf, mf) = (s as f64, m as f64);
-    let (inv_s, inv_m) = (inv_denom(s), inv_denom(m));
     // How far back a bar's computation reaches: its second-level window and steps since the
     // restart, then the first level's window and steps for the oldest of those inputs.
     let reach = 2 * period + plan.w1 + plan.w2;
@@ -247,34 +255,30 @@ pub(super) unsafe fn level2<M: NegMask>(
         let end = (start + period).min(range.end);
         let big = prep.max_abs(start.saturating_sub(reach)..end);
         let thr: V = std::array::from_fn(|l| plan.threshold(big[l]));
-        // Past the overflow guard (threshold `+inf`) no bar is certified, and the margins there
-        // may be NaN, which the `<= 0` test below would miss: such a period is uncertain as a whole.
+        // Past the overflow guard (threshold `+inf`) no bar is certified, and `|d|` may be NaN
+        // there, which the least `|d|` below skips: such a period is uncertain as a whole.
         let guarded = thr.contains(&f64::INFINITY);
-        let (b, t, o) = (start - base, start - range.start, start - from);
-        // SAFETY (this block and the loop): indices read are in `b + 1 - w ..= end - 1 - base`
-        // with `w <= start - base`; indices written are below `end - range.start` (`dt`) and
-        // `end - from` (`signs`): all inside the buffers by the asserts above.
-        let mut hs = unsafe { Roll::restart(d1, s, b) };
-        let mut h3 = unsafe { Roll::restart(d3, m, b) };
-        let mut margin = [f64::INFINITY; LANES];
-        let mut out = Out {
+        let (t, o) = (start - range.start, start - from);
+        let run = Period {
+            plan,
+            d1,
+            d3,
+            b: start - base,
+            len: end - start,
             thr: &thr,
-            dt,
-            signs,
-            margin: &mut margin,
         };
-        unsafe { out.emit::<M>(&hs, &h3, inv_s, inv_m, t, o) };
-        // Each buffer from the period's first position, so one index serves them all.
-        let (d1p, d3p) = (&d1[(b - s.max(m)) * LANES..], &d3[(b - s.max(m)) * LANES..]);
-        let w = s.max(m);
-        for k in 1..end - start {
-            unsafe {
-                hs.step(sf, load(d1p, w + k), load(d1p, w + k - s));
-                h3.step(mf, load(d3p, w + k), load(d3p, w + k - m));
-                out.emit::<M>(&hs, &h3, inv_s, inv_m, t + k, o + k);
+        // SAFETY (both runs): the asserts above keep every index `Period::run` reads and
+        // writes inside the buffers (see there); the CPU is the caller's.
+        let low = if keep_all {
+            unsafe { run.run::<M, true>(dt, t, signs, o) }
+        } else {
+            unsafe { run.run::<M, false>(dt, t, signs, o) }
+        };
+        // `|d| <= thr` exactly where `|d| - thr <= 0`, the certification test of `rolling.md`.
+        if guarded || low.iter().zip(&thr).any(|(&a, &b)| a <= b) {
+            if !keep_all {
+                unsafe { run.run::<M, true>(dt, t, signs, o) };
             }
-        }
-        if guarded || margin.iter().any(|&m| m <= 0.0) {
             collect_unsettled(
                 prep,
                 plan.weff,
@@ -284,6 +288,83 @@ pub(super) unsafe fn level2<M: NegMask>(
             );
         }
         start = end;
+    }
+}
+
+/// One restart period of the second level: its first position at index `b` of `d1` and `d3`,
+/// `len` positions, each lane's threshold `thr`.
+struct Period<'a> {
+    plan: &'a Plan,
+    d1: &'a [f64],
+    d3: &'a [f64],
+    b: usize,
+    len: usize,
+    thr: &'a V,
+}
+
+impl Period<'_> {
+    /// Runs the period: the sign bytes of `d` at `signs[o..]`, with `STORE` `d` or
+    /// [`UNCERTIFIED`] at positions `t..` of `dt`; returns each lane's least `|d|` (NaN skipped).
+    ///
+    /// # Safety
+    /// `max(s, m) <= b`, positions `b + len - 1` of `d1` and `d3`, `t + len - 1` of `dt` (with
+    /// `STORE`) and `o + len - 1` of `signs` inside them, and the CPU has `M`'s instruction set.
+    #[inline(always)]
+    unsafe fn run<M: TierOps, const STORE: bool>(
+        &self,
+        dt: &mut [f64],
+        t: usize,
+        signs: &mut [u64],
+        o: usize,
+    ) -> V {
+        let (s, m) = (self.plan.s, self.plan.m);
+        let (sf, mf) = (s as f64, m as f64);
+        let (inv_s, inv_m) = (inv_denom(s), inv_denom(m));
+        let mut low = [f64::INFINITY; LANES];
+        // SAFETY (this block and the loop): indices read are in `b + 1 - w ..= b + len - 1`
+        // with `w <= b`; indices written are `t + k` (`dt`) and `o + k` (`signs`), `k < len`:
+        // inside the buffers by the contract.
+        let (mut hs, mut h3) = unsafe {
+            (
+                Roll::restart(self.d1, s, self.b),
+                Roll::restart(self.d3, m, self.b),
+            )
+        };
+        let w = s.max(m);
+        // Each buffer from the period's first position, so one index serves them all.
+        let (d1p, d3p) = (
+            &self.d1[(self.b - w) * LANES..],
+            &self.d3[(self.b - w) * LANES..],
+        );
+        for k in 0..self.len {
+            if k > 0 {
+                unsafe {
+                    hs.step::<M>(sf, load(d1p, w + k), load(d1p, w + k - s));
+                    h3.step::<M>(mf, load(d3p, w + k), load(d3p, w + k - m));
+                }
+            }
+            let hma3 = h3.value(inv_m);
+            let d: V = std::array::from_fn(|l| mul_sub::<M>(hs.t[l], inv_s, hma3[l]));
+            for (low, a) in low.iter_mut().zip(d.map(f64::abs)) {
+                if a < *low {
+                    *low = a;
+                }
+            }
+            unsafe {
+                if STORE {
+                    let v = std::array::from_fn(|l| {
+                        if d[l].abs() > self.thr[l] {
+                            d[l]
+                        } else {
+                            UNCERTIFIED
+                        }
+                    });
+                    store(dt, t + k, v);
+                }
+                *signs.get_unchecked_mut(o + k) = M::sign_bytes(&d);
+            }
+        }
+        low
     }
 }
 
@@ -313,64 +394,14 @@ fn collect_unsettled(
     }
 }
 
-/// Where the second level writes, with what it tracks across positions.
-pub(super) struct Out<'a> {
-    pub(super) thr: &'a V,
-    pub(super) dt: &'a mut [f64],
-    pub(super) signs: &'a mut [u64],
-    /// Each lane's smallest `|d| - thr` so far (`<= 0` once a bar was not certified; the
-    /// difference of two floats has the sign of the exact difference, so the test is exact).
-    /// A margin can be NaN only past the overflow guard (`|inf| - inf`), where the threshold is
-    /// `+inf` and [`level2`] marks the whole period uncertain without looking at the margins.
-    pub(super) margin: &'a mut V,
-}
-
-impl Out<'_> {
-    /// `d = hma - hma3` at position `at` of `dt`, or [`UNCERTIFIED`] where `|d| <= thr`, and
-    /// the lanes' signs of `d` in `signs[word]`.
-    ///
-    /// A certified `d` is nonzero, so two certified bars of the same sign have the same class;
-    /// every other bar gets its class written later, when its `d` is settled.
-    ///
-    /// # Safety
-    /// Position `at` inside `dt` (see [`load`]), `word < signs.len()`, and the CPU has `M`'s
-    /// instruction set.
-    #[inline(always)]
-    pub(super) unsafe fn emit<M: NegMask>(
-        &mut self,
-        hs: &Roll,
-        h3: &Roll,
-        inv_s: f64,
-        inv_m: f64,
-        at: usize,
-        word: usize,
-    ) {
-        let hma = hs.value(inv_s);
-        let hma3 = h3.value(inv_m);
-        let d: V = std::array::from_fn(|l| hma[l] - hma3[l]);
-        let margin: V = std::array::from_fn(|l| d[l].abs() - self.thr[l]);
-        for (low, &m) in self.margin.iter_mut().zip(&margin) {
-            if m < *low {
-                *low = m;
-            }
-        }
-        let v: V = std::array::from_fn(|l| if margin[l] > 0.0 { d[l] } else { UNCERTIFIED });
-        // SAFETY: by the contract (the tier's instruction set included).
-        unsafe {
-            store(self.dt, at, v);
-            *self.signs.get_unchecked_mut(word) = sign_bytes(M::neg_mask(&d));
-        }
-    }
-}
-
 /// The fast path for one combo, tile by tile: `scratch.signs` gets every lane's sign bytes,
 /// `scratch.unsettled` the bars the bound did not certify, and `keep`, when given (a
 /// whole series' worth, in the layout of `signs`), every lane's fast `d` or [`UNCERTIFIED`].
 ///
 /// # Safety
-/// The CPU has `M`'s instruction set ([`NegMask`]).
+/// The CPU has `M`'s instruction set ([`TierOps`]).
 #[inline(always)]
-pub(super) unsafe fn fast_d<M: NegMask>(
+pub(super) unsafe fn fast_d<M: TierOps>(
     prep: &Prepared<'_>,
     plan: &Plan,
     scratch: &mut Scratch,
@@ -384,9 +415,9 @@ pub(super) unsafe fn fast_d<M: NegMask>(
 /// the whole series (tests compare tilings: every one gives the same bits).
 ///
 /// # Safety
-/// The CPU has `M`'s instruction set ([`NegMask`]).
+/// The CPU has `M`'s instruction set ([`TierOps`]).
 #[inline(always)]
-pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
+pub(super) unsafe fn fast_d_in_tiles<M: TierOps>(
     prep: &Prepared<'_>,
     plan: &Plan,
     scratch: &mut Scratch,
@@ -436,7 +467,7 @@ pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
         };
         if five {
             let ws = [p.h, p.n, p.t, p.h3, p.m];
-            level1::<5>(
+            level1::<M, 5>(
                 &prep.ct,
                 ws,
                 done1..end,
@@ -449,7 +480,7 @@ pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
             );
         } else {
             let ws = [p.h, p.n, p.t];
-            level1::<3>(
+            level1::<M, 3>(
                 &prep.ct,
                 ws,
                 done1..end,
@@ -476,6 +507,7 @@ pub(super) unsafe fn fast_d_in_tiles<M: NegMask>(
                 dt,
                 signs,
                 &mut scratch.unsettled,
+                keep.is_some(),
             )
         };
         if let Some(keep) = keep.as_deref_mut() {

@@ -25,13 +25,15 @@ pub fn bound_parts(combo: &Combo, n_bars: usize) -> Option<(f64, f64)> {
 pub type FastD = (Vec<f64>, Vec<f64>);
 
 /// For tests and the lab: the fast `d` at every bar of one combo before certification (NaN at
-/// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order.
+/// the reference's NaN bars) and the bound on `|d_fast - d_ref|` at that bar, in bar order,
+/// with the fast path at `tier` (at the baseline where this CPU lacks it).
 /// The bound is `+inf` where the overflow guard fails: there the fast `d` may be anything (even
 /// NaN or infinite) and the sweep takes the exact path. `None` when the combo does not take the
 /// fast path (all NaN, or windows too long).
 pub fn fast_d_with_bound(
     close: ValidClose<'_>,
     combo: &Combo,
+    tier: Tier,
 ) -> Result<Option<FastD>, KernelError> {
     validate_params_and_fee(std::slice::from_ref(combo), 0.0)?;
     let close = close.bars();
@@ -48,7 +50,7 @@ pub fn fast_d_with_bound(
     plan.m_max = f64::INFINITY;
     let q = prep.q;
     let mut dt = vec![0.0; q * LANES];
-    fast_d_on(Tier::best(), &prep, &plan, &mut scratch, Some(&mut dt));
+    fast_d_on(tier, &prep, &plan, &mut scratch, Some(&mut dt));
     let reach = 2 * plan.period + plan.w1 + plan.w2;
     let mut d = vec![f64::NAN; close.len()];
     let mut bound = vec![f64::NAN; close.len()];
