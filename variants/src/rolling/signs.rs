@@ -1,7 +1,7 @@
 //! What each instruction-set tier gives the fast path: the second level's sign bytes (each lane's
 //! `d < 0.0` as one comparison and mask move, spread to a byte per lane) and fused multiply-adds.
 
-use super::layout::{LANES, V};
+use super::layout::V;
 
 /// How a tier turns the lanes' `d < 0.0` into a bit mask, bit `l` for lane `l` (false for NaN),
 /// and whether its multiply-adds fuse.
@@ -42,7 +42,7 @@ impl TierOps for Baseline {
         {
             use std::arch::x86_64::{_mm_cmplt_pd, _mm_loadu_pd, _mm_movemask_pd, _mm_setzero_pd};
             let mut bits = 0;
-            for k in 0..LANES / 2 {
+            for k in 0..d.len() / 2 {
                 // SAFETY: lanes 2k and 2k + 1 are inside `d`; SSE2 is part of x86-64.
                 let neg = unsafe {
                     let two = _mm_loadu_pd(d.as_ptr().add(2 * k));
@@ -145,6 +145,7 @@ pub(super) fn spread(bits: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rolling::layout::LANES;
 
     /// Every mask of 8 lanes gives the bytes the lanes' comparisons give one by one.
     #[test]
