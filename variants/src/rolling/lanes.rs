@@ -277,6 +277,7 @@ pub(super) unsafe fn level2<M: TierOps>(
         // `|d| <= thr` exactly where `|d| - thr <= 0`, the certification test of `rolling.md`.
         if guarded || low.iter().zip(&thr).any(|(&a, &b)| a <= b) {
             if !keep_all {
+                // SAFETY: as for the first run.
                 unsafe { run.run::<M, true>(dt, t, signs, o) };
             }
             collect_unsettled(
