@@ -309,6 +309,10 @@ impl FuncAsm {
     }
 }
 
+/// The reference WMA's symbol in the disassembly: its module path, not the crate-root path the
+/// kernel re-exports it under (`hullsweep_kernel::wma`).
+pub const REFERENCE_WMA: &str = "hullsweep_kernel::reference::wma";
+
 const FP_HOT: &[&str] = &["addsd", "vaddsd", "addpd", "vaddpd"];
 const EVENT_HOT: &[&str] = &["ucomisd", "vucomisd"];
 
@@ -491,7 +495,7 @@ pub fn collect(out: &Path, numba: Option<&mut crate::timing::Worker>) -> Result<
             .unwrap_or_default()
     };
     if let Some(nw) = numba_funcs.iter().find(|f| f.name == "numba wma") {
-        let r = pick("rust x86-64 baseline", "hullsweep_kernel::wma");
+        let r = pick("rust x86-64 baseline", REFERENCE_WMA);
         std::fs::write(
             out.join("side-by-side--wma-reference-vs-numba.txt"),
             side_by_side(

@@ -4,6 +4,7 @@ use super::charts::Chart;
 use super::format::{fmt2, loop_line, pct, table};
 use super::inputs::Inputs;
 use super::lookup::{BASE, NATIVE, find, ir_per_element, kernels_of};
+use crate::asm::REFERENCE_WMA;
 use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
@@ -110,8 +111,8 @@ pub(super) fn render(r: &Inputs, s: &mut String, charts: &mut Vec<Chart>) {
             let _ = writeln!(
                 s,
                 "\nEvidence: reference loop baseline → native: {} → {}.\n",
-                loop_line(find(set, BASE, "hullsweep_kernel::wma")),
-                loop_line(find(set, NATIVE, "hullsweep_kernel::wma"))
+                loop_line(find(set, BASE, REFERENCE_WMA)),
+                loop_line(find(set, NATIVE, REFERENCE_WMA))
             );
         }
         s.push('\n');

@@ -4,7 +4,7 @@ use super::charts::Chart;
 use super::format::fmt2;
 use super::inputs::Inputs;
 use super::lookup::{BASE, find, ir_per_element};
-use crate::asm::FuncAsm;
+use crate::asm::{FuncAsm, REFERENCE_WMA};
 use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
@@ -15,7 +15,7 @@ pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
         set,
         ..
     } = *r;
-    let rw = find(set, BASE, "hullsweep_kernel::wma");
+    let rw = find(set, BASE, REFERENCE_WMA);
     let (floor, refns, unns) = super::elements::floor_ref_unchecked(per_elem);
     let _ = writeln!(s, "## 5. Why `get_unchecked` did not help in the study\n");
     let rl = rw.and_then(FuncAsm::main_loop);

@@ -2,7 +2,7 @@
 
 use super::format::fmt2;
 use super::lookup::{find, ir_per_element};
-use crate::asm::{AsmSet, FuncAsm};
+use crate::asm::{AsmSet, FuncAsm, REFERENCE_WMA};
 use crate::callgrind::Counts;
 use crate::timing::Outcome;
 use std::fmt::Write as _;
@@ -66,8 +66,7 @@ pub(super) fn summary(
             }
         );
     }
-    let rl =
-        find(set, "rust x86-64 baseline", "hullsweep_kernel::wma").and_then(FuncAsm::main_loop);
+    let rl = find(set, "rust x86-64 baseline", REFERENCE_WMA).and_then(FuncAsm::main_loop);
     let nl = set
         .numba
         .iter()

@@ -5,13 +5,13 @@ use super::charts::Chart;
 use super::format::{fmt2, loop_line};
 use super::inputs::Inputs;
 use super::lookup::{BASE, NATIVE, find};
-use crate::asm::FuncAsm;
+use crate::asm::{FuncAsm, REFERENCE_WMA};
 use std::fmt::Write as _;
 
 pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let Inputs { set, .. } = *r;
     let _ = writeln!(s, "## 3. The hot loops, from the assembly\n");
-    let rw = find(set, BASE, "hullsweep_kernel::wma");
+    let rw = find(set, BASE, REFERENCE_WMA);
     let nw = set.numba.iter().find(|f| f.name == "numba wma");
     let _ = writeln!(
         s,
@@ -21,7 +21,7 @@ pub(super) fn render(r: &Inputs, s: &mut String, _: &mut Vec<Chart>) {
     let _ = writeln!(
         s,
         "- Rust reference loop, target-cpu=native: {}",
-        loop_line(find(set, NATIVE, "hullsweep_kernel::wma"))
+        loop_line(find(set, NATIVE, REFERENCE_WMA))
     );
     let _ = writeln!(
         s,
