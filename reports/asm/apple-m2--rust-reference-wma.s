@@ -28,7 +28,7 @@
     dup v16.2d, x11
     add v7.2d, v7.2d, v16.2d
     adds x14, x14, #8
-    b.ne .LBB11_20
+    b.ne .LBB41_20
 
 # llvm-mca-22 -mtriple=aarch64 -mcpu=apple-m2 -iterations=1000 -instruction-info
 Iterations:        1000
@@ -80,7 +80,7 @@ Instruction Info:
  2      7     0.50                        dup	v16.2d, x11
  1      2     0.33                        add	v7.2d, v7.2d, v16.2d
  1      1     0.25                        adds	x14, x14, #8
- 1      0     0.50                        b.ne	.LBB11_20
+ 1      0     0.50                        b.ne	.LBB41_20
 
 
 Resources:
@@ -144,4 +144,4 @@ Resource pressure by instruction:
  -      -      -      -      -      -      -      -      -      -      -      -      -      -     0.50   0.50   0.33   0.33   0.33    -      -      -      -     dup	v16.2d, x11
  -      -      -      -      -      -      -      -      -      -      -      -      -      -      -      -     0.33   0.34   0.33    -      -      -      -     add	v7.2d, v7.2d, v16.2d
  -      -      -      -      -     0.25   0.25   0.25   0.25    -      -      -      -      -      -      -      -      -      -      -      -      -      -     adds	x14, x14, #8
-0.50   0.50    -      -      -     0.25   0.25   0.25   0.25    -      -      -      -      -      -      -      -      -      -      -      -      -      -     b.ne	.LBB11_20
+0.50   0.50    -      -      -     0.25   0.25   0.25   0.25    -      -      -      -      -      -      -      -      -      -      -      -      -      -     b.ne	.LBB41_20

@@ -35,7 +35,7 @@
     lea    0x4(%r9,%r11,1),%rbx
     add    $0x4,%r11
     cmp    $0x2,%rbx
-    jne    92d10
+    jne    9fb60
 # innermost loop 2: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: no
     mov    %rbx,%r15
     sar    $0x3f,%r15
@@ -47,4 +47,4 @@
     inc    %rbx
     inc    %r11
     dec    %r14
-    jne    92dd0
+    jne    9fc20

@@ -36,7 +36,7 @@
     lea    0x20(%r10,%rbx,8),%r11
     add    $0x8,%rbx
     cmp    $0x4,%r15
-    jne    925a0
+    jne    9f3f0
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     lea    (%rbx,%r14,1),%r15
     vcvtsi2sd %r15,%xmm15,%xmm2
@@ -44,4 +44,4 @@
     vaddsd %xmm2,%xmm1,%xmm1
     inc    %r14
     cmp    %r14,%r8
-    jne    92670
+    jne    9f4c0

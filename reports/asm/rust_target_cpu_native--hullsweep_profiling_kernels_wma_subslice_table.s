@@ -26,11 +26,11 @@
     add    $0x8,%r11
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r11,%r8
-    jne    932a0
+    jne    a00f0
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmovsd (%r11,%r15,8),%xmm2
     vmulsd (%r14,%r15,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     inc    %r15
     cmp    %r15,%rdi
-    jne    93350
+    jne    a01a0

@@ -34,7 +34,7 @@
     lea    0x8(%rdx,%rbx,1),%r14
     add    $0x8,%rbx
     cmp    $0x4,%r14
-    jne    92800
+    jne    9f650
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %rbx,%xmm15,%xmm2
     vmulsd (%rdi,%r14,8),%xmm2,%xmm2
@@ -42,4 +42,4 @@
     inc    %r14
     inc    %rbx
     dec    %r15
-    jne    928d0
+    jne    9f720

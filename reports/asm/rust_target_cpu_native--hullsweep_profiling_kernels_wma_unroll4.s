@@ -15,7 +15,7 @@
     vaddsd %xmm7,%xmm8,%xmm7
     vaddsd %xmm4,%xmm6,%xmm6
     dec    %rcx
-    jne    91ef0
+    jne    9ed40
 # innermost loop 2: 51 instructions, 12 multiplies, 4.25 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%rbp,%rcx,8),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -67,14 +67,14 @@
     vaddsd %xmm4,%xmm6,%xmm6
     add    $0x10,%rcx
     cmp    %rcx,%r13
-    jne    91f50
+    jne    9eda0
 # innermost loop 3: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm6,%xmm8
     add    $0x8,%r13
     vaddsd %xmm7,%xmm8,%xmm7
     vaddsd %xmm1,%xmm6,%xmm6
     dec    %rcx
-    jne    92060
+    jne    9eeb0
 # innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd 0x0(%r13),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -102,14 +102,14 @@
     vaddsd %xmm7,%xmm8,%xmm7
     vaddsd %xmm1,%xmm6,%xmm6
     cmp    %r12,%r13
-    jne    92090
+    jne    9eee0
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     add    $0x8,%rbx
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     dec    %r14
-    jne    92180
+    jne    9efd0
 # innermost loop 6: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm4,%xmm2,%xmm2
@@ -137,7 +137,7 @@
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    921a0
+    jne    9eff0
 # innermost loop 7: 16 instructions, 3 multiplies, 5.33 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -154,7 +154,7 @@
     vaddsd %xmm7,%xmm8,%xmm7
     vaddsd %xmm4,%xmm6,%xmm6
     dec    %r14
-    jne    922a0
+    jne    9f0f0
 # innermost loop 8: 51 instructions, 12 multiplies, 4.25 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx,%r14,8),%xmm6,%xmm8
     vaddsd %xmm7,%xmm8,%xmm7
@@ -206,4 +206,4 @@
     vaddsd %xmm4,%xmm6,%xmm6
     add    $0x10,%r14
     cmp    %r14,%r11
-    jne    922f0
+    jne    9f140

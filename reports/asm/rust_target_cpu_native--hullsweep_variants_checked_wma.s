@@ -26,11 +26,11 @@
     add    $0x8,%r11
     vaddsd %xmm2,%xmm1,%xmm1
     cmp    %r11,%r8
-    jne    b8f70
+    jne    b7890
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmovsd (%r11,%rbp,8),%xmm2
     vmulsd (%r15,%rbp,8),%xmm2,%xmm2
     vaddsd %xmm2,%xmm1,%xmm1
     inc    %rbp
     cmp    %rbp,%rdi
-    jne    b9020
+    jne    b7940

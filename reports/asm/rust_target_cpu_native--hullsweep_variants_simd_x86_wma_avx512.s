@@ -39,7 +39,7 @@
     add    $0x200,%r14
     mov    %r10,%r11
     cmp    %rsi,%r15
-    ja     c7acf
+    ja     d85ef
     mov    %r15,%r10
     vxorpd %xmm3,%xmm3,%xmm3
     vxorpd %xmm4,%xmm4,%xmm4
@@ -52,7 +52,7 @@
     vmovapd %zmm2,%zmm11
     xor    %r15d,%r15d
     test   %rbx,%rbx
-    je     c76b0
+    je     d81d0
 # innermost loop 2: 37 instructions, 16 multiplies, 2.31 instructions/element, bounds-check branch in loop: no
     vmulpd -0x1c8(%r14,%r15,8),%zmm11,%zmm12
     vmulpd -0x188(%r14,%r15,8),%zmm11,%zmm13
@@ -90,7 +90,7 @@
     add    $0x2,%r15
     vaddpd %zmm2,%zmm11,%zmm11
     cmp    %r15,%r9
-    jne    c77f0
+    jne    d8310
 # innermost loop 3: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
     vbroadcastsd (%r12),%zmm10
     vmulpd -0x1c0(%r15),%zmm10,%zmm11
@@ -112,7 +112,7 @@
     add    $0x8,%r12
     add    $0x8,%r15
     cmp    %rbx,%r12
-    jne    c7970
+    jne    d8490
 # innermost loop 4: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulpd -0x38(%r15,%r12,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
@@ -140,21 +140,21 @@
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     cmp    %r12,%rbx
-    jne    c7b60
+    jne    d8680
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     inc    %r13
     cmp    %r13,%r11
-    jne    c7c40
+    jne    d8760
 # innermost loop 6: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     add    $0x8,%rbx
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     inc    %r14
-    jne    c7d60
+    jne    d8880
 # innermost loop 7: 27 instructions, 8 multiplies, 3.38 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm4,%xmm2,%xmm2
@@ -182,4 +182,4 @@
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    c7d80
+    jne    d88a0

@@ -34,7 +34,7 @@
     lea    0x8(%rsi,%r9,1),%r10
     add    $0x8,%r9
     cmp    $0x4,%r10
-    jne    b6a00
+    jne    e20d0
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     vcvtsi2sd %r9,%xmm15,%xmm2
     vmulsd (%r12,%r10,8),%xmm2,%xmm2
@@ -42,4 +42,4 @@
     inc    %r10
     inc    %r9
     dec    %r11
-    jne    b6ad0
+    jne    e21a0

@@ -12,7 +12,7 @@
     movupd %xmm2,(%r10,%rsi,8)
     add    $0x4,%rsi
     cmp    %rsi,%rcx
-    jne    8fcb0
+    jne    9d530
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  0x0(%rbp,%rsi,8),%xmm1
     mulsd  %xmm0,%xmm1
@@ -20,4 +20,4 @@
     movsd  %xmm1,(%r14,%rsi,8)
     inc    %rsi
     cmp    %rsi,%r15
-    jne    8fd00
+    jne    9d580

@@ -19,10 +19,10 @@
     inc    %r10
     inc    %r9
     cmp    %rsi,%r10
-    je     8ffbd
+    je     9d83d
     xorpd  %xmm1,%xmm1
     test   %rax,%rax
-    je     8fe80
+    je     9d700
 # innermost loop 2: 24 instructions, 2 multiplies, 12.00 instructions/element, bounds-check branch in loop: no
     lea    (%r9,%r11,1),%rbx
     lea    (%r9,%r11,1),%r14
@@ -47,4 +47,4 @@
     add    $0x2,%rbx
     add    $0x2,%r11
     cmp    $0x1,%rbx
-    jne    8fee0
+    jne    9d760

@@ -2,7 +2,7 @@
 # innermost loop 1: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: YES
     lea    (%r9,%r11,1),%rax
     cmp    %rsi,%rax
-    jae    90284
+    jae    9db04
     lea    0x1(%r11),%rax
     xorps  %xmm2,%xmm2
     cvtsi2sd %rax,%xmm2
@@ -10,4 +10,4 @@
     addsd  %xmm2,%xmm1
     mov    %rax,%r11
     cmp    %rax,%rdx
-    jne    90230
+    jne    9dab0

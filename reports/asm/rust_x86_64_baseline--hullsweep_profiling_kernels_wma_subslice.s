@@ -26,7 +26,7 @@
     add    $0x10,%r11
     add    $0x4,%rbx
     cmp    $0x2,%r15
-    jne    8f8c0
+    jne    9d140
 # innermost loop 2: 8 instructions, 1 multiplies, 8.00 instructions/element, bounds-check branch in loop: no
     lea    (%rbx,%r14,1),%r15
     xorps  %xmm2,%xmm2
@@ -35,4 +35,4 @@
     addsd  %xmm2,%xmm1
     inc    %r14
     cmp    %r14,%r8
-    jne    8f950
+    jne    9d1d0

@@ -14,11 +14,11 @@
     add    $0x4,%r11
     addsd  %xmm4,%xmm1
     cmp    %r11,%r8
-    jne    90390
+    jne    9dc10
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11,%r15,8),%xmm2
     mulsd  (%r14,%r15,8),%xmm2
     addsd  %xmm2,%xmm1
     inc    %r15
     cmp    %r15,%rdi
-    jne    90400
+    jne    9dc80

@@ -23,7 +23,7 @@
     add    $0x4,%r14
     add    $0x4,%rbx
     cmp    $0x2,%r14
-    jne    8faf0
+    jne    9d370
 # innermost loop 2: 8 instructions, 1 multiplies, 8.00 instructions/element, bounds-check branch in loop: no
     xorps  %xmm2,%xmm2
     cvtsi2sd %rbx,%xmm2
@@ -32,4 +32,4 @@
     inc    %r14
     inc    %rbx
     dec    %r15
-    jne    8fb70
+    jne    9d3f0

@@ -18,7 +18,7 @@
     addsd  %xmm4,%xmm5
     add    $0x4,%r15
     cmp    %r15,%rdx
-    jne    8f4d0
+    jne    9cd50
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r15),%xmm7
     mulsd  %xmm5,%xmm7
@@ -26,7 +26,7 @@
     addsd  %xmm7,%xmm6
     addsd  %xmm1,%xmm5
     dec    %r12
-    jne    8f550
+    jne    9cdd0
 # innermost loop 3: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r15),%xmm7
     mulsd  %xmm5,%xmm7
@@ -46,7 +46,7 @@
     addsd  %xmm7,%xmm6
     addsd  %xmm1,%xmm5
     cmp    %r14,%r15
-    jne    8f580
+    jne    9ce00
 # innermost loop 4: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm4
     mulsd  %xmm2,%xmm4
@@ -54,7 +54,7 @@
     addsd  %xmm4,%xmm3
     addsd  %xmm1,%xmm2
     dec    %r14
-    jne    8f640
+    jne    9cec0
 # innermost loop 5: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm4
     mulsd  %xmm2,%xmm4
@@ -74,7 +74,7 @@
     addsd  %xmm4,%xmm3
     addsd  %xmm1,%xmm2
     cmp    %r11,%rbx
-    jne    8f670
+    jne    9cef0
 # innermost loop 6: 19 instructions, 3 multiplies, 6.33 instructions/element, bounds-check branch in loop: no
     movsd  (%rdi,%r8,8),%xmm7
     mulsd  %xmm5,%xmm7
@@ -94,4 +94,4 @@
     addsd  %xmm4,%xmm5
     add    $0x4,%r8
     cmp    %r8,%rdx
-    jne    8f700
+    jne    9cf80

@@ -2,12 +2,12 @@
 # innermost loop 1: 11 instructions, 1 multiplies, 11.00 instructions/element, bounds-check branch in loop: YES
     lea    (%rsi,%r9,1),%rdi
     cmp    %rbx,%rdi
-    jae    900f5
+    jae    9d975
     cmp    %r9,%rcx
-    je     900fe
+    je     9d97e
     movsd  0x0(%r13,%r9,8),%xmm2
     mulsd  (%r14,%r9,8),%xmm2
     inc    %r9
     addsd  %xmm2,%xmm1
     cmp    %r9,%r12
-    jne    90060
+    jne    9d8e0

@@ -14,11 +14,11 @@
     add    $0x4,%r11
     addsd  %xmm4,%xmm1
     cmp    %r11,%r8
-    jne    bdd50
+    jne    b4370
 # innermost loop 2: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     movsd  (%r11,%rbp,8),%xmm2
     mulsd  (%r15,%rbp,8),%xmm2
     addsd  %xmm2,%xmm1
     inc    %rbp
     cmp    %rbp,%rdi
-    jne    bddc0
+    jne    b43e0

@@ -2,9 +2,9 @@
 # innermost loop 1: 23 instructions, 4 multiplies, 5.75 instructions/element, bounds-check branch in loop: YES
     lea    0x8(%r9),%r14
     cmp    $0xfffffffffffffff7,%r9
-    ja     b341b
+    ja     b631b
     cmp    %r11,%r14
-    ja     b341b
+    ja     b631b
     movupd -0x30(%r15,%r9,8),%xmm8
     movupd -0x20(%r15,%r9,8),%xmm9
     movupd -0x10(%r15,%r9,8),%xmm10
@@ -22,7 +22,7 @@
     addpd  %xmm11,%xmm3
     addsd  %xmm2,%xmm7
     cmp    %r9,%rdx
-    jne    b3190
+    jne    b6090
 # innermost loop 2: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm4
     mulsd  %xmm2,%xmm4
@@ -30,7 +30,7 @@
     addsd  %xmm4,%xmm3
     addsd  %xmm1,%xmm2
     inc    %r14
-    jne    b3390
+    jne    b6290
 # innermost loop 3: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm4
     mulsd  %xmm2,%xmm4
@@ -50,4 +50,4 @@
     addsd  %xmm4,%xmm3
     addsd  %xmm1,%xmm2
     cmp    %r11,%rbx
-    jne    b33c0
+    jne    b62c0

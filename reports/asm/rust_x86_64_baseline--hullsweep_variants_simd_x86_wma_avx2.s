@@ -18,7 +18,7 @@
     vaddpd %ymm3,%ymm13,%ymm3
     vaddpd %ymm2,%ymm11,%ymm11
     inc    %r14
-    jne    b9d90
+    jne    b6d60
 # innermost loop 2: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
     vbroadcastsd (%r12),%ymm10
     vmulpd -0xe0(%r15),%ymm10,%ymm11
@@ -40,7 +40,7 @@
     add    $0x8,%r12
     add    $0x8,%r15
     cmp    %rbx,%r12
-    jne    b9ed0
+    jne    b6ea0
 # innermost loop 3: 15 instructions, 4 multiplies, 3.75 instructions/element, bounds-check branch in loop: no
     vmulpd -0x18(%r15,%r12,8),%ymm4,%ymm5
     vaddpd %ymm5,%ymm3,%ymm3
@@ -56,21 +56,21 @@
     vaddpd %ymm5,%ymm3,%ymm3
     vaddpd %ymm2,%ymm4,%ymm4
     cmp    %r12,%rbx
-    jne    ba0b0
+    jne    b7080
 # innermost loop 4: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%ymm4,%ymm5
     vaddpd %ymm5,%ymm3,%ymm3
     vaddpd %ymm2,%ymm4,%ymm4
     inc    %r13
     cmp    %r13,%r11
-    jne    ba110
+    jne    b70e0
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     add    $0x8,%rbx
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     inc    %r14
-    jne    ba230
+    jne    b7200
 # innermost loop 6: 15 instructions, 4 multiplies, 3.75 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm4,%xmm2,%xmm2
@@ -86,4 +86,4 @@
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    ba250
+    jne    b7220

@@ -18,7 +18,7 @@
     vaddpd %zmm13,%zmm3,%zmm3
     vaddpd %zmm2,%zmm11,%zmm11
     inc    %r14
-    jne    b95f0
+    jne    b65c0
 # innermost loop 2: 21 instructions, 8 multiplies, 2.62 instructions/element, bounds-check branch in loop: no
     vbroadcastsd (%r12),%zmm10
     vmulpd -0x1c0(%r15),%zmm10,%zmm11
@@ -40,7 +40,7 @@
     add    $0x8,%r12
     add    $0x8,%r15
     cmp    %rbx,%r12
-    jne    b9750
+    jne    b6720
 # innermost loop 3: 15 instructions, 4 multiplies, 3.75 instructions/element, bounds-check branch in loop: no
     vmulpd -0x18(%r15,%r12,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
@@ -56,21 +56,21 @@
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     cmp    %r12,%rbx
-    jne    b9940
+    jne    b6910
 # innermost loop 4: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulpd (%r12,%r13,8),%zmm4,%zmm5
     vaddpd %zmm5,%zmm3,%zmm3
     vaddpd %zmm2,%zmm4,%zmm4
     inc    %r13
     cmp    %r13,%r11
-    jne    b99c0
+    jne    b6990
 # innermost loop 5: 6 instructions, 1 multiplies, 6.00 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     add    $0x8,%rbx
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     inc    %r14
-    jne    b9ae0
+    jne    b6ab0
 # innermost loop 6: 15 instructions, 4 multiplies, 3.75 instructions/element, bounds-check branch in loop: no
     vmulsd (%rbx),%xmm3,%xmm4
     vaddsd %xmm4,%xmm2,%xmm2
@@ -86,4 +86,4 @@
     vaddsd %xmm4,%xmm2,%xmm2
     vaddsd %xmm1,%xmm3,%xmm3
     cmp    %r11,%rbx
-    jne    b9b00
+    jne    b6ad0

@@ -26,7 +26,7 @@
     addpd  %xmm0,%xmm4
     addpd  %xmm3,%xmm12
     inc    %r14
-    jne    ba480
+    jne    b7450
 # innermost loop 2: 30 instructions, 8 multiplies, 3.75 instructions/element, bounds-check branch in loop: no
     movsd  (%r12),%xmm10
     unpcklpd %xmm10,%xmm10
@@ -57,7 +57,7 @@
     add    $0x8,%r12
     add    $0x8,%r15
     cmp    %rbx,%r12
-    jne    ba5e0
+    jne    b75b0
 # innermost loop 3: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movupd -0x18(%r15,%r12,8),%xmm0
     movupd -0x10(%r15,%r12,8),%xmm6
@@ -77,7 +77,7 @@
     addpd  %xmm7,%xmm5
     addpd  %xmm2,%xmm4
     cmp    %r12,%rbx
-    jne    ba7d0
+    jne    b77a0
 # innermost loop 4: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movupd (%r12,%r13,8),%xmm0
     mulpd  %xmm4,%xmm0
@@ -85,7 +85,7 @@
     addpd  %xmm3,%xmm4
     inc    %r13
     cmp    %r13,%r11
-    jne    ba840
+    jne    b7810
 # innermost loop 5: 7 instructions, 1 multiplies, 7.00 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm0
     mulsd  %xmm2,%xmm0
@@ -93,7 +93,7 @@
     addsd  %xmm0,%xmm3
     addsd  %xmm1,%xmm2
     inc    %r14
-    jne    ba960
+    jne    b7930
 # innermost loop 6: 19 instructions, 4 multiplies, 4.75 instructions/element, bounds-check branch in loop: no
     movsd  (%rbx),%xmm0
     mulsd  %xmm2,%xmm0
@@ -113,4 +113,4 @@
     addsd  %xmm0,%xmm3
     addsd  %xmm1,%xmm2
     cmp    %r11,%rbx
-    jne    ba990
+    jne    b7960

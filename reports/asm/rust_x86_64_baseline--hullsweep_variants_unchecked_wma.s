@@ -23,7 +23,7 @@
     add    $0x4,%r10
     add    $0x4,%r9
     cmp    $0x2,%r10
-    jne    b88f0
+    jne    e2590
 # innermost loop 2: 8 instructions, 1 multiplies, 8.00 instructions/element, bounds-check branch in loop: no
     xorps  %xmm2,%xmm2
     cvtsi2sd %r9,%xmm2
@@ -32,4 +32,4 @@
     inc    %r10
     inc    %r9
     dec    %r11
-    jne    b8970
+    jne    e2610

@@ -132,7 +132,8 @@ pub(super) fn collect(out: &Path, scratch: &Path) -> AppleCodegen {
                     sources.push((
                         "Rust reference `hullsweep_kernel::wma`",
                         "kernel.s".into(),
-                        "_ZN16hullsweep_kernel3wma17h",
+                        // The loop lives in `reference.rs`; its symbol keeps that module in its path.
+                        "_ZN16hullsweep_kernel9reference3wma17h",
                     ));
                     sources.push((
                         "Rust `get_unchecked` (lab `wma_unchecked`)",
@@ -168,7 +169,7 @@ pub(super) fn collect(out: &Path, scratch: &Path) -> AppleCodegen {
     a.mca = llvm_mca(&a.cpu);
     if a.mca.is_none() {
         a.notes.push(format!(
-            "no llvm-mca that knows {} (Debian's llvm-19 has one): the throughput columns are empty",
+            "no llvm-mca that knows {} (Debian's llvm-22 has one): the throughput columns are empty",
             a.cpu
         ));
     }

@@ -42,7 +42,7 @@ pub(super) fn section(
     );
     let _ = writeln!(
         s,
-        "- Rust: the kernel source as it stands (`kernel/src/lib.rs`, and the lab's `get_unchecked` loop \
+        "- Rust: the kernel source as it stands (`kernel/src/reference.rs`, and the lab's `get_unchecked` loop \
          from `profiling/src/kernels.rs`), built by {} with `-C opt-level=3 -C target-cpu={}`.\n\
          - numba: numba's own LLVM IR for `wma` (the module numba hands to its optimiser), run through \
          numba's two module pipelines with an aarch64 `{}` target machine by llvmlite ({}), as numba would \
