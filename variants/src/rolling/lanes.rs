@@ -307,6 +307,9 @@ impl Period<'_> {
     /// Runs the period: the sign bytes of `d` at `signs[o..]`, with `STORE` `d` or
     /// [`UNCERTIFIED`] at positions `t..` of `dt`; returns each lane's least `|d|` (NaN skipped).
     ///
+    /// A certified `d` is nonzero, so two certified bars of the same sign have the same class;
+    /// every other bar gets its class written later, when its `d` is settled.
+    ///
     /// # Safety
     /// `max(s, m) <= b`, positions `b + len - 1` of `d1` and `d3`, `t + len - 1` of `dt` (with
     /// `STORE`) and `o + len - 1` of `signs` inside them, and the CPU has `M`'s instruction set.
